@@ -1,0 +1,35 @@
+//! # irinorm — IRI parsing and the comparison ladder
+//!
+//! Every job irinorm does comes down to one operation: parse one IRI
+//! reference (draft-ietf-iri-3987bis §2.2, RFC 3986 §3), optionally resolve it
+//! against a base (RFC 3986 §5.2), put it in the canonical form of a chosen
+//! rung of the comparison ladder (3987bis §5.3) and write it as a URI (§3.6) or
+//! an IRI (§3.7). Two references are equivalent at a rung exactly when their
+//! keys at that rung are equal.
+//!
+//! ```
+//! use irinorm::{Level, Normalizer, Options};
+//! let n = Normalizer::new(Options { level: Level::Scheme, ..Options::default() });
+//! assert_eq!(n.key("HTTP://Example.COM:80/a/./b").unwrap(), "http://example.com/a/b");
+//! assert_eq!(n.key("http://münchen.de").unwrap(), "http://xn--mnchen-3ya.de/");
+//! ```
+//!
+//! The pipeline of the batch job (`src/main.rs`) is: memory-map the input →
+//! cut it into chunks at line ends → per line, [`Normalizer::key`] (an
+//! already-canonical line is borrowed, not rebuilt) → dedup by key → CSV.
+
+pub mod chars;
+pub mod convert;
+pub mod error;
+pub mod host;
+pub mod iri;
+pub mod ladder;
+pub mod resolve;
+
+pub use convert::{to_iri, to_uri};
+pub use error::{Component, Error, ErrorKind, Result};
+pub use iri::{parse, HostKind, IriRef};
+pub use ladder::{
+    equivalent, key, lowest_equal_level, Form, Level, Normalizer, Options, ProtocolRung,
+};
+pub use resolve::resolve;
