@@ -1070,6 +1070,40 @@ mod tests {
         }
     }
 
+    /// The fast path must agree with what the `idna` crate does, and
+    /// nothing may panic on random mixes of tricky characters.
+    #[test]
+    fn fast_path_agrees_with_idna_and_random_input_is_safe() {
+        let pool: Vec<char> = "abcxn-._~!$&'()*+,;=09AF%C3é.。ß\u{200C}\u{308}א/:@ "
+            .chars()
+            .collect();
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        for _ in 0..3000 {
+            let mut s = String::new();
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let len = (x % 12) as usize;
+            for _ in 0..len {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                s.push(pool[(x % pool.len() as u64) as usize]);
+            }
+            let fast = is_plain_lower_ascii(&s);
+            let r = domain_to_ascii(&s);
+            if fast {
+                assert_eq!(to_ascii_checked(&s).as_deref(), Ok(&*s), "{s:?}");
+            }
+            if let Ok(out) = &r {
+                assert!(out.bytes().all(|c| LOWER_REG_NAME[c as usize]), "{s:?}");
+                // idempotent
+                assert_eq!(domain_to_ascii(out).as_deref(), Ok(&**out), "{s:?}");
+            }
+            let _ = domain_to_unicode(&s);
+        }
+    }
+
     #[test]
     fn no_panic_on_odd_input() {
         for s in [
