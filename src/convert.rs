@@ -113,7 +113,7 @@ pub fn to_iri(input: &str) -> Result<Cow<'_, str>> {
 /// `xn--` and Unicode spellings of a host are still different keys.
 pub(crate) fn uri_to_iri<'a>(r: &IriRef<'a>, idn: bool) -> Cow<'a, str> {
     let s = r.as_str();
-    if !s.as_bytes().contains(&b'%') && !(idn && s.contains("xn--")) {
+    if !(s.as_bytes().contains(&b'%') || idn && s.contains("xn--")) {
         return Cow::Borrowed(s);
     }
     let mut out = Out::new(s);
