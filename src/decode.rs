@@ -137,6 +137,10 @@ impl std::error::Error for DecodeError {}
 /// to NFC (§3.1); a line that is pure ASCII in an ASCII-compatible charset is
 /// borrowed. No BOM handling (see [`sniff_bom`]). An invalid sequence is an
 /// `Err` with its byte offset.
+///
+/// A UTF-16 charset is accepted but only meaningful for a whole input: a
+/// UTF-16 file cannot be cut into lines on 0x0A bytes, use
+/// [`transcode_utf16_to_utf8`] for it.
 pub fn decode_line(bytes: &[u8], charset: Option<Charset>) -> Result<Cow<'_, str>, DecodeError> {
     let enc = charset.map_or(UTF_8, |c| c.0);
     if enc == UTF_8 {
@@ -151,20 +155,16 @@ pub fn decode_line(bytes: &[u8], charset: Option<Charset>) -> Result<Cow<'_, str
         // An ASCII-compatible encoding decodes ASCII bytes to themselves.
         return std::str::from_utf8(bytes)
             .map(Cow::Borrowed)
-            .map_err(|_| unreachable_ascii(enc));
+            .map_err(|e| DecodeError {
+                charset: enc.name().to_ascii_lowercase(),
+                offset: e.valid_up_to(),
+            });
     }
     let s = decode_strict(bytes, enc)?;
     if Charset(enc).is_unicode() {
         Ok(Cow::Owned(s))
     } else {
         Ok(Cow::Owned(nfc(s)))
-    }
-}
-
-fn unreachable_ascii(enc: &'static Encoding) -> DecodeError {
-    DecodeError {
-        charset: enc.name().to_ascii_lowercase(),
-        offset: 0,
     }
 }
 
