@@ -337,21 +337,7 @@ fn hex2_at(b: &[u8], i: usize) -> bool {
     matches!(b.get(i..i + 2), Some([x, y]) if x.is_ascii_hexdigit() && y.is_ascii_hexdigit())
 }
 
-/// `ucschar` of 3987bis §2.2, exactly as in the ABNF.
-pub fn is_ucschar(c: char) -> bool {
-    let c = c as u32;
-    match c {
-        0xA0..=0xD7FF | 0xF900..=0xFDCF | 0xFDF0..=0xFFEF => true,
-        0x1_0000..=0xD_FFFF => c & 0xFFFF <= 0xFFFD,
-        0xE_1000..=0xE_FFFD => true,
-        _ => false,
-    }
-}
-
-/// Bidi formatting characters of §4.1 (LRM, RLM, LRE, RLE, PDF, LRO, RLO).
-pub fn is_bidi_format(c: char) -> bool {
-    matches!(c, '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}')
-}
+pub use crate::chars::{is_bidi_format, is_ucschar};
 
 /// True for the characters §7.1 / §7.2 step 3 percent-encode: in
 /// `leiri-ucschar` (= `href-ucschar`) but not in `ucschar`, plus the §4.1
