@@ -1,1 +1,225 @@
-//! Character classes of 3987bis §2.2 as tables.
+//! Character classes of draft-ietf-iri-3987bis §2.2 (and RFC 3986 §2) as
+//! tables.
+//!
+//! ASCII bytes are classified by one 256-entry table of bit flags, built at
+//! compile time from the ABNF's lists; each flag names the rule it encodes.
+//! Non-ASCII characters are classified by the ranges of `ucschar` and
+//! `iprivate`, and by the lists of 3987bis §4.1 (bidi formatting characters)
+//! and §7.3 (characters not allowed in IRIs).
+
+/// `ALPHA`.
+pub const ALPHA: u16 = 1 << 0;
+/// `DIGIT`.
+pub const DIGIT: u16 = 1 << 1;
+/// `HEXDIG` (either case).
+pub const HEX: u16 = 1 << 2;
+/// `"-" / "." / "_" / "~"`: with ALPHA and DIGIT, `unreserved`.
+pub const UNRESERVED_MARK: u16 = 1 << 3;
+/// `sub-delims = "!" / "$" / "&" / "'" / "(" / ")" / "*" / "+" / "," / ";" / "="`.
+pub const SUB_DELIM: u16 = 1 << 4;
+/// `":"`.
+pub const COLON: u16 = 1 << 5;
+/// `"@"`.
+pub const AT: u16 = 1 << 6;
+/// `"/"`.
+pub const SLASH: u16 = 1 << 7;
+/// `"?"`.
+pub const QMARK: u16 = 1 << 8;
+/// `"#"`.
+pub const HASH: u16 = 1 << 9;
+/// `"+" / "-" / "."`: with ALPHA and DIGIT, the tail of `scheme`.
+pub const SCHEME_MARK: u16 = 1 << 10;
+
+/// `unreserved = ALPHA / DIGIT / "-" / "." / "_" / "~"` (RFC 3986 §2.3).
+pub const UNRESERVED: u16 = ALPHA | DIGIT | UNRESERVED_MARK;
+/// `ireg-name` without `pct-form` and `ucschar`: `unreserved / sub-delims`.
+pub const REG_NAME: u16 = UNRESERVED | SUB_DELIM;
+/// `iuserinfo` without `pct-form` and `ucschar`.
+pub const USERINFO: u16 = REG_NAME | COLON;
+/// `ipchar` without `pct-form` and `ucschar`.
+pub const PCHAR: u16 = REG_NAME | COLON | AT;
+/// `ipath` characters: `ipchar / "/"`.
+pub const PATH: u16 = PCHAR | SLASH;
+/// `iquery = *( ipchar / iprivate / "/" / "?" )`.
+pub const QUERY: u16 = PCHAR | SLASH | QMARK;
+/// `ifragment = *( ipchar / "/" / "?" / "#" )` (3987bis §2.2 admits `#`;
+/// RFC 3986 does not, so the URI form percent-encodes it).
+pub const FRAGMENT: u16 = QUERY | HASH;
+/// `scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )`.
+pub const SCHEME: u16 = ALPHA | DIGIT | SCHEME_MARK;
+/// `IPvFuture` tail: `unreserved / sub-delims / ":"`.
+pub const IPV_FUTURE: u16 = USERINFO;
+
+const fn build() -> [u16; 256] {
+    let mut t = [0u16; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        let mut f = 0;
+        if c.is_ascii_alphabetic() {
+            f |= ALPHA;
+        }
+        if c.is_ascii_digit() {
+            f |= DIGIT;
+        }
+        if c.is_ascii_hexdigit() {
+            f |= HEX;
+        }
+        match c {
+            b'-' | b'.' | b'_' | b'~' => f |= UNRESERVED_MARK,
+            b'!' | b'$' | b'&' | b'\'' | b'(' | b')' | b'*' | b'+' | b',' | b';' | b'=' => {
+                f |= SUB_DELIM
+            }
+            b':' => f |= COLON,
+            b'@' => f |= AT,
+            b'/' => f |= SLASH,
+            b'?' => f |= QMARK,
+            b'#' => f |= HASH,
+            _ => {}
+        }
+        if matches!(c, b'+' | b'-' | b'.') {
+            f |= SCHEME_MARK;
+        }
+        t[b] = f;
+        b += 1;
+    }
+    t
+}
+
+/// The class of each byte; 0 for bytes ≥ 0x80 and for ASCII characters that
+/// no IRI component admits raw (controls, space, `"<>\^`{|}`, `%`, `[`, `]`).
+pub static TABLE: [u16; 256] = build();
+
+/// True when byte `b` belongs to at least one of the classes in `mask`.
+#[inline(always)]
+pub fn is(b: u8, mask: u16) -> bool {
+    TABLE[b as usize] & mask != 0
+}
+
+/// `unreserved` (RFC 3986 §2.3).
+#[inline(always)]
+pub fn is_unreserved(b: u8) -> bool {
+    is(b, UNRESERVED)
+}
+
+/// `ucschar` (3987bis §2.2).
+#[inline]
+pub fn is_ucschar(c: char) -> bool {
+    let c = c as u32;
+    match c {
+        0xA0..=0xD7FF | 0xF900..=0xFDCF | 0xFDF0..=0xFFEF => true,
+        0xE1000..=0xEFFFD => true,
+        0x10000..=0xDFFFD => c & 0xFFFF <= 0xFFFD,
+        _ => false,
+    }
+}
+
+/// `iprivate` (3987bis §2.2): allowed only in the query.
+#[inline]
+pub fn is_iprivate(c: char) -> bool {
+    matches!(c as u32, 0xE000..=0xF8FF | 0xE0000..=0xE0FFF | 0xF0000..=0xFFFFD | 0x100000..=0x10FFFD)
+}
+
+/// Bidi formatting characters LRM, RLM, LRE, RLE, PDF, LRO, RLO: IRIs MUST
+/// NOT contain them (3987bis §4.1).
+#[inline]
+pub fn is_bidi_format(c: char) -> bool {
+    matches!(c, '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}')
+}
+
+/// Tags U+E0000–E0FFF (3987bis §7.3): never shown decoded.
+#[inline]
+pub fn is_tag(c: char) -> bool {
+    matches!(c as u32, 0xE0000..=0xE0FFF)
+}
+
+/// Whether the URI→IRI conversion (3987bis §3.7 step 4) may show `c` as a
+/// character in a component (`in_query` for the query): it must be allowed
+/// there by §2.2 and not be one of the characters §4.1 and §7.3 keep encoded
+/// (bidi formatting, controls, specials, non-characters, private use outside
+/// the query, tags).
+#[inline]
+pub fn may_show_decoded(c: char, in_query: bool) -> bool {
+    if is_bidi_format(c) || is_tag(c) {
+        return false;
+    }
+    is_ucschar(c) || (in_query && is_iprivate(c))
+}
+
+/// Value of an ASCII hex digit.
+#[inline(always)]
+pub fn hex_val(b: u8) -> Option<u8> {
+    match b {
+        b'0'..=b'9' => Some(b - b'0'),
+        b'a'..=b'f' => Some(b - b'a' + 10),
+        b'A'..=b'F' => Some(b - b'A' + 10),
+        _ => None,
+    }
+}
+
+/// Uppercase hex digits for percent-encoding (3987bis §3.3: "SHOULD use
+/// uppercase letters").
+pub const HEX_UPPER: &[u8; 16] = b"0123456789ABCDEF";
+
+/// Append `%HH` for byte `b`.
+#[inline]
+pub fn push_pct(out: &mut String, b: u8) {
+    out.push('%');
+    out.push(HEX_UPPER[(b >> 4) as usize] as char);
+    out.push(HEX_UPPER[(b & 15) as usize] as char);
+}
+
+/// Append the UTF-8 percent-encoding of `c` (3987bis §3.3).
+#[inline]
+pub fn push_pct_char(out: &mut String, c: char) {
+    let mut buf = [0u8; 4];
+    for &b in c.encode_utf8(&mut buf).as_bytes() {
+        push_pct(out, b);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ascii_classes_follow_the_abnf() {
+        for b in b"AZaz09-._~" {
+            assert!(is_unreserved(*b));
+        }
+        for b in b"!$&'()*+,;=" {
+            assert!(is(*b, SUB_DELIM) && !is_unreserved(*b));
+        }
+        for b in b" \"<>\\^`{|}%[]\x00\x7f" {
+            assert_eq!(TABLE[*b as usize] & FRAGMENT, 0, "{}", *b as char);
+        }
+        assert!(is(b'#', FRAGMENT) && !is(b'#', QUERY));
+        assert!(is(b'?', QUERY) && !is(b'?', PATH));
+        assert!(is(b'@', PATH) && !is(b'@', USERINFO));
+        assert!(is(b':', USERINFO) && !is(b':', REG_NAME));
+    }
+
+    #[test]
+    fn ucschar_ranges() {
+        assert!(is_ucschar('\u{A0}'));
+        assert!(!is_ucschar('\u{9F}'));
+        assert!(is_ucschar('é'));
+        assert!(!is_ucschar('\u{E000}'));
+        assert!(is_iprivate('\u{E000}'));
+        assert!(!is_ucschar('\u{FDD0}'));
+        assert!(is_ucschar('\u{FDF0}'));
+        assert!(!is_ucschar('\u{FFF0}'));
+        assert!(is_ucschar('\u{10000}'));
+        assert!(!is_ucschar('\u{1FFFE}'));
+        assert!(is_ucschar('\u{2FFFD}'));
+        assert!(!is_ucschar('\u{E0001}'));
+        assert!(is_ucschar('\u{E1000}'));
+        assert!(!is_ucschar('\u{F0000}'));
+        assert!(is_iprivate('\u{10FFFD}'));
+        // Bidi formatting characters are in the ucschar ranges; §4.1 forbids them.
+        assert!(is_ucschar('\u{202E}') && is_bidi_format('\u{202E}'));
+        assert!(!may_show_decoded('\u{202E}', false));
+        assert!(may_show_decoded('\u{E000}', true) && !may_show_decoded('\u{E000}', false));
+        assert!(!may_show_decoded('\u{E0041}', true));
+    }
+}

@@ -1,21 +1,309 @@
-//! IRI → URI (3987bis §3.3–3.6) and URI → IRI (§3.7), with no normalization.
+//! IRI → URI (draft-ietf-iri-3987bis §3.3–3.6) and URI → IRI (§3.7), with no
+//! normalization: the pure conversions for users who hand IRIs to URI-only
+//! systems (§6.2) or show URIs to people.
+//!
+//! [`to_uri`] follows §3.3 (and the idempotent encoding of `004_*.txt`):
+//! every character a URI does not allow becomes UTF-8 percent-encoding with
+//! uppercase hex, existing `%XX` are never re-encoded, so it is idempotent
+//! and the identity on a valid URI. An `ireg-name` with non-ASCII characters
+//! becomes punycode for schemes whose host is a DNS name (003 §3.4.2, which
+//! first decodes percent-encoded UTF-8 in it) and percent-encoding for the
+//! others (003 §3.4.1); a host that fails IDNA fails the conversion (§3.4).
+//!
+//! [`to_iri`] follows §3.7 steps 1–6: percent-encodings of strictly valid
+//! UTF-8 are decoded when the character is allowed where it stands; kept
+//! encoded are `%25`, reserved characters, octets that are not valid UTF-8,
+//! bidi formatting characters (§4.1) and the characters of §7.3 (controls,
+//! specials, non-characters, private use outside the query, tags). Labels
+//! `xn--` of DNS hosts are shown in Unicode where ToUnicode succeeds. Kept
+//! percent-encodings come out with uppercase hex (as in §3.7.1's example).
 
 use std::borrow::Cow;
 
-use crate::error::Result;
+use crate::chars::{self, hex_val, HEX_UPPER};
+use crate::error::{Error, ErrorKind, Result};
+use crate::iri::{parse, HostKind, IriRef};
+use crate::ladder::syntax::{decode_pct_char, norm_pct, Out};
 
-/// Map an IRI reference to a URI reference (§3.6): characters not allowed in
-/// URIs become UTF-8 percent-encoding with uppercase hex; existing `%XX` are
-/// kept; idempotent; the identity on a valid URI. An ireg-name of a DNS scheme
-/// becomes punycode (IDNA ToASCII, 003 §3.4.2), of other schemes
-/// percent-encoding (003 §3.4.1).
+/// Map an IRI reference to a URI reference (§3.6).
+///
+/// ```
+/// use irinorm::to_uri;
+/// assert_eq!(to_uri("http://www.example.org/red%09rosé#red").unwrap(),
+///            "http://www.example.org/red%09ros%C3%A9#red");
+/// assert_eq!(to_uri("http://résumé.example.org/").unwrap(),
+///            "http://xn--rsum-bpad.example.org/");
+/// assert_eq!(to_uri("foo://résumé/").unwrap(), "foo://r%C3%A9sum%C3%A9/");
+/// ```
 pub fn to_uri(input: &str) -> Result<Cow<'_, str>> {
-    let _ = input;
-    todo!("core")
+    let r = parse(input)?;
+    if r.is_ascii() && r.fragment().is_none_or(|f| !f.contains('#')) {
+        return Ok(Cow::Borrowed(input));
+    }
+    let s = input;
+    let mut out = Out::new(s);
+    let offset = |part: &str| part.as_ptr() as usize - s.as_ptr() as usize;
+    let scheme = r.scheme().map(|sc| sc.to_ascii_lowercase());
+    if let (Some((hs, he)), Some(kind)) = (r.host_range(), r.host_kind()) {
+        if let Some(ui) = r.userinfo() {
+            let st = offset(ui);
+            out.keep(st);
+            out.emit(st + ui.len(), &encode_non_ascii(ui, false));
+        }
+        out.keep(hs);
+        let host = &s[hs..he];
+        if kind == HostKind::RegName && !host.is_ascii() {
+            if scheme.as_deref().is_some_and(crate::host::is_dns_scheme) {
+                let a = crate::host::domain_to_ascii(host)
+                    .map_err(|e| Error::new(hs, ErrorKind::Idna(e.0)))?;
+                out.emit(he, &a);
+            } else {
+                out.emit(he, &encode_non_ascii(host, false));
+            }
+        }
+    }
+    let (ps, pe) = r.path_range();
+    out.keep(ps);
+    out.emit(pe, &encode_non_ascii(r.path(), false));
+    if let Some(q) = r.query() {
+        let st = offset(q);
+        out.keep(st);
+        out.emit(st + q.len(), &encode_non_ascii(q, false));
+    }
+    if let Some(f) = r.fragment() {
+        let st = offset(f);
+        out.keep(st);
+        out.emit(st + f.len(), &encode_non_ascii(f, true));
+    }
+    Ok(out.finish())
 }
 
-/// Map a URI reference to an IRI reference (§3.7 steps 1–6).
+/// §3.3 on one component: non-ASCII characters (and `#` in a fragment)
+/// percent-encoded; everything else, `%XX` included, kept as written.
+fn encode_non_ascii(s: &str, encode_hash: bool) -> Cow<'_, str> {
+    if s.is_ascii() && !(encode_hash && s.contains('#')) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() * 2);
+    for c in s.chars() {
+        if c.is_ascii() && !(encode_hash && c == '#') {
+            out.push(c);
+        } else {
+            chars::push_pct_char(&mut out, c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Map a URI reference to an IRI reference (§3.7).
+///
+/// ```
+/// use irinorm::to_iri;
+/// assert_eq!(to_iri("http://www.example.org/D%C3%BCrst").unwrap(), "http://www.example.org/Dürst");
+/// assert_eq!(to_iri("http://www.example.org/D%FCrst").unwrap(), "http://www.example.org/D%FCrst");
+/// assert_eq!(to_iri("http://xn--99zt52a.example.org/%e2%80%ae").unwrap(),
+///            "http://納豆.example.org/%E2%80%AE");
+/// ```
 pub fn to_iri(input: &str) -> Result<Cow<'_, str>> {
-    let _ = input;
-    todo!("core")
+    Ok(uri_to_iri(&parse(input)?, true))
+}
+
+/// §3.7 on a parsed reference; `idn` converts `xn--` labels of DNS hosts
+/// (step 6). The ladder passes `idn = false` below the scheme rung, where
+/// `xn--` and Unicode spellings of a host are still different keys.
+pub(crate) fn uri_to_iri<'a>(r: &IriRef<'a>, idn: bool) -> Cow<'a, str> {
+    let s = r.as_str();
+    if !(s.as_bytes().contains(&b'%') || idn && s.contains("xn--")) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = Out::new(s);
+    let offset = |part: &str| part.as_ptr() as usize - s.as_ptr() as usize;
+    let dns = r
+        .scheme()
+        .is_some_and(|sc| crate::host::is_dns_scheme(&sc.to_ascii_lowercase()));
+    if let (Some((hs, he)), Some(kind)) = (r.host_range(), r.host_kind()) {
+        if let Some(ui) = r.userinfo() {
+            let st = offset(ui);
+            out.keep(st);
+            out.emit(st + ui.len(), &decode_component(ui, false));
+        }
+        out.keep(hs);
+        let host = &s[hs..he];
+        if kind == HostKind::RegName {
+            if dns {
+                // A DNS host's IRI spelling is its Unicode labels (step 6);
+                // percent-encodings in it stay (to_uri would punycode them).
+                let h = norm_pct_upper_only(host);
+                if idn {
+                    out.emit(he, &crate::host::domain_to_unicode(&h));
+                } else {
+                    out.emit(he, &h);
+                }
+            } else {
+                out.emit(he, &decode_component(host, false));
+            }
+        }
+    }
+    let (ps, pe) = r.path_range();
+    out.keep(ps);
+    out.emit(pe, &decode_component(r.path(), false));
+    if let Some(q) = r.query() {
+        let st = offset(q);
+        out.keep(st);
+        out.emit(st + q.len(), &decode_component(q, true));
+    }
+    if let Some(f) = r.fragment() {
+        let st = offset(f);
+        out.keep(st);
+        out.emit(st + f.len(), &decode_component(f, false));
+    }
+    out.finish()
+}
+
+/// Uppercase the hex of percent-encodings, change nothing else.
+fn norm_pct_upper_only(s: &str) -> Cow<'_, str> {
+    if !s.as_bytes().contains(&b'%') {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len());
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() {
+            out.push('%');
+            out.push(b[i + 1].to_ascii_uppercase() as char);
+            out.push(b[i + 2].to_ascii_uppercase() as char);
+            i += 3;
+        } else {
+            let c = s[i..].chars().next().unwrap_or('\u{FFFD}');
+            out.push(c);
+            i += c.len_utf8();
+        }
+    }
+    if out == s {
+        Cow::Borrowed(s)
+    } else {
+        Cow::Owned(out)
+    }
+}
+
+/// §3.7 steps 2–5 on one component.
+fn decode_component(s: &str, in_query: bool) -> Cow<'_, str> {
+    let b = s.as_bytes();
+    let Some(first) = memchr::memchr(b'%', b) else {
+        return Cow::Borrowed(s);
+    };
+    let mut out = String::with_capacity(s.len());
+    out.push_str(&s[..first]);
+    let mut i = first;
+    while i < b.len() {
+        if b[i] != b'%' {
+            let next = memchr::memchr(b'%', &b[i..]).map_or(b.len(), |p| i + p);
+            out.push_str(&s[i..next]);
+            i = next;
+            continue;
+        }
+        match decode_pct_char(b, i) {
+            // Step 2: unreserved ASCII is decoded; "%", reserved and
+            // disallowed ASCII stay encoded.
+            Some((c, len)) if c.is_ascii() => {
+                if chars::is_unreserved(c as u8) {
+                    out.push(c);
+                } else {
+                    push_triplet_upper(&mut out, b, i);
+                }
+                i += len;
+            }
+            // Steps 3–5: strictly valid UTF-8 of a character allowed here.
+            Some((c, len)) if chars::may_show_decoded(c, in_query) => {
+                out.push(c);
+                i += len;
+            }
+            // Not UTF-8, or a character §4.1 / §7.3 keep encoded: keep the
+            // whole sequence encoded (or just this octet if not UTF-8).
+            Some((_, len)) => {
+                for k in (0..len).step_by(3) {
+                    push_triplet_upper(&mut out, b, i + k);
+                }
+                i += len;
+            }
+            None => {
+                if i + 2 < b.len() && hex_val(b[i + 1]).is_some() && hex_val(b[i + 2]).is_some() {
+                    push_triplet_upper(&mut out, b, i);
+                    i += 3;
+                } else {
+                    out.push('%');
+                    i += 1;
+                }
+            }
+        }
+    }
+    if out == s {
+        Cow::Borrowed(s)
+    } else {
+        Cow::Owned(out)
+    }
+}
+
+fn push_triplet_upper(out: &mut String, b: &[u8], i: usize) {
+    let v = hex_val(b[i + 1]).unwrap_or(0) * 16 + hex_val(b[i + 2]).unwrap_or(0);
+    out.push('%');
+    out.push(HEX_UPPER[(v >> 4) as usize] as char);
+    out.push(HEX_UPPER[(v & 15) as usize] as char);
+}
+
+/// Syntax-normalized percent-encoding of a URI, used by tests to state the
+/// round trip `to_uri(to_iri(u)) == u` "after syntax normalization".
+#[doc(hidden)]
+pub fn pct_normalized(s: &str) -> Cow<'_, str> {
+    norm_pct(s, false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc3987_3_1_iri_to_uri() {
+        assert_eq!(
+            to_uri("http://validator.w3.org/check?uri=http%3A%2F%2Frésumé.example.org").unwrap(),
+            "http://validator.w3.org/check?uri=http%3A%2F%2Fr%C3%A9sum%C3%A9.example.org"
+        );
+        assert_eq!(
+            to_uri("http://example.com/𐌀𐌁𐌂").unwrap(),
+            "http://example.com/%F0%90%8C%80%F0%90%8C%81%F0%90%8C%82"
+        );
+        assert_eq!(to_uri("a#b#c").unwrap(), "a#b%23c");
+        assert!(matches!(
+            to_uri("http://www.example.org/D%C3%BCrst").unwrap(),
+            Cow::Borrowed(_)
+        ));
+        // Idempotent.
+        let once = to_uri("http://résumé.example.org/ü?ü#ü#")
+            .unwrap()
+            .into_owned();
+        assert_eq!(to_uri(&once).unwrap(), once);
+    }
+
+    #[test]
+    fn rfc3987_3_7_uri_to_iri() {
+        // §3.7.1 examples.
+        assert_eq!(
+            to_iri("http://www.example.org/r%E9sum%E9.html").unwrap(),
+            "http://www.example.org/r%E9sum%E9.html"
+        );
+        // Security (§10): %2F and overlong %C0%AF never become '/'.
+        assert_eq!(to_iri("http://a/%2f%C0%AF").unwrap(), "http://a/%2F%C0%AF");
+        // Private use only decoded in the query; tags never.
+        assert_eq!(
+            to_iri("http://a/%EE%80%80?%EE%80%80").unwrap(),
+            "http://a/%EE%80%80?\u{E000}"
+        );
+        assert_eq!(
+            to_iri("http://a/?%F3%A0%81%81").unwrap(),
+            "http://a/?%F3%A0%81%81"
+        );
+        assert_eq!(to_iri("http://a/%7e%41").unwrap(), "http://a/~A");
+        assert_eq!(to_iri("foo://r%C3%A9sum%C3%A9/").unwrap(), "foo://résumé/");
+    }
 }

@@ -20,10 +20,12 @@
 
 pub mod chars;
 pub mod convert;
+pub mod decode;
 pub mod error;
 pub mod host;
 pub mod iri;
 pub mod ladder;
+pub mod preprocess;
 pub mod resolve;
 
 pub use convert::{to_iri, to_uri};

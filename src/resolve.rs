@@ -1,16 +1,219 @@
-//! Reference resolution, RFC 3986 §5.2 (strict), with IRI characters treated
-//! like unreserved ones (3987bis §6.5).
+//! Reference resolution, RFC 3986 §5.2 (strict parser), with the characters
+//! IRIs add treated like unreserved ones (draft-ietf-iri-3987bis §6.5): the
+//! algorithm works on components and never looks inside them, so it is the
+//! same for IRIs and URIs.
 
 use crate::iri::IriRef;
 
-/// Resolve `reference` against the absolute `base` (RFC 3986 §5.2.2).
-pub fn resolve(base: &IriRef<'_>, reference: &IriRef<'_>) -> String {
-    let _ = (base, reference);
-    todo!("core")
+/// Resolve `reference` against the absolute `base` (RFC 3986 §5.2.2,
+/// recomposed per §5.3).
+///
+/// ```
+/// let base = irinorm::parse("http://a/b/c/d;p?q").unwrap();
+/// let r = irinorm::parse("../g").unwrap();
+/// assert_eq!(irinorm::resolve(&base, &r), "http://a/b/g");
+/// ```
+pub fn resolve(base: &IriRef<'_>, r: &IriRef<'_>) -> String {
+    let mut out = String::with_capacity(base.as_str().len() + r.as_str().len());
+    let (scheme, authority, path, query): (
+        &str,
+        Option<&str>,
+        std::borrow::Cow<'_, str>,
+        Option<&str>,
+    );
+    if let Some(s) = r.scheme() {
+        scheme = s;
+        authority = r.authority();
+        path = remove_dot_segments(r.path()).into();
+        query = r.query();
+    } else {
+        scheme = base.scheme().unwrap_or("");
+        if r.authority().is_some() {
+            authority = r.authority();
+            path = remove_dot_segments(r.path()).into();
+            query = r.query();
+        } else {
+            authority = base.authority();
+            if r.path().is_empty() {
+                path = base.path().into();
+                query = if r.query().is_some() {
+                    r.query()
+                } else {
+                    base.query()
+                };
+            } else {
+                path = if r.path().starts_with('/') {
+                    remove_dot_segments(r.path())
+                } else {
+                    remove_dot_segments(&merge(base, r.path()))
+                }
+                .into();
+                query = r.query();
+            }
+        }
+    }
+    // §5.3 component recomposition.
+    out.push_str(scheme);
+    out.push(':');
+    if let Some(a) = authority {
+        out.push_str("//");
+        out.push_str(a);
+    } else if path.starts_with("//") {
+        // Without an authority a path may not start with "//" (it would be
+        // read as one); "/." keeps the meaning (RFC 3986 §3.3, as WHATWG does).
+        out.push_str("/.");
+    }
+    out.push_str(&path);
+    if let Some(q) = query {
+        out.push('?');
+        out.push_str(q);
+    }
+    if let Some(f) = r.fragment() {
+        out.push('#');
+        out.push_str(f);
+    }
+    out
 }
 
-/// RFC 3986 §5.2.4.
+/// RFC 3986 §5.2.3 merge.
+fn merge(base: &IriRef<'_>, rel: &str) -> String {
+    if base.authority().is_some() && base.path().is_empty() {
+        let mut m = String::with_capacity(rel.len() + 1);
+        m.push('/');
+        m.push_str(rel);
+        m
+    } else {
+        let bp = base.path();
+        let keep = bp.rfind('/').map_or(0, |i| i + 1);
+        let mut m = String::with_capacity(keep + rel.len());
+        m.push_str(&bp[..keep]);
+        m.push_str(rel);
+        m
+    }
+}
+
+/// True when `path` has a `.` or `..` segment (so [`remove_dot_segments`]
+/// would change it). One memchr scan; most paths have no dot at all.
+#[inline]
+pub fn has_dot_segments(path: &str) -> bool {
+    let b = path.as_bytes();
+    for i in memchr::memchr_iter(b'.', b) {
+        let at_start = i == 0 || b[i - 1] == b'/';
+        if !at_start {
+            continue;
+        }
+        let rest = &b[i + 1..];
+        let seg_end = |r: &[u8]| r.is_empty() || r[0] == b'/';
+        if seg_end(rest) || (rest[0] == b'.' && seg_end(&rest[1..])) {
+            return true;
+        }
+    }
+    false
+}
+
+/// RFC 3986 §5.2.4 remove_dot_segments.
+///
+/// ```
+/// use irinorm::resolve::remove_dot_segments;
+/// assert_eq!(remove_dot_segments("/a/b/c/./../../g"), "/a/g");
+/// assert_eq!(remove_dot_segments("mid/content=5/../6"), "mid/6");
+/// ```
 pub fn remove_dot_segments(path: &str) -> String {
-    let _ = path;
-    todo!("core")
+    if !has_dot_segments(path) {
+        return path.to_owned();
+    }
+    let mut input = path;
+    let mut out = String::with_capacity(path.len());
+    while !input.is_empty() {
+        // A: remove a prefix "../" or "./"
+        if let Some(rest) = input.strip_prefix("../") {
+            input = rest;
+        } else if let Some(rest) = input.strip_prefix("./") {
+            input = rest;
+        }
+        // B: "/./" or "/." at the end → "/"
+        else if input.starts_with("/./") {
+            input = &input[2..];
+        } else if input == "/." {
+            input = "/";
+        }
+        // C: "/../" or "/.." at the end → "/", and drop the last output segment
+        else if input.starts_with("/../") || input == "/.." {
+            input = if input.len() == 3 { "/" } else { &input[3..] };
+            let cut = out.rfind('/').unwrap_or(0);
+            out.truncate(cut);
+        }
+        // D: "." or ".." alone
+        else if input == "." || input == ".." {
+            input = "";
+        }
+        // E: move the first segment (with its leading "/", if any) to output
+        else {
+            let start = usize::from(input.starts_with('/'));
+            let end = input[start..].find('/').map_or(input.len(), |i| i + start);
+            out.push_str(&input[..end]);
+            input = &input[end..];
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::iri::parse;
+
+    fn res(base: &str, r: &str) -> String {
+        resolve(&parse(base).unwrap(), &parse(r).unwrap())
+    }
+
+    #[test]
+    fn rfc3986_5_4_1_normal_examples() {
+        let b = "http://a/b/c/d;p?q";
+        for (r, want) in [
+            ("g:h", "g:h"),
+            ("g", "http://a/b/c/g"),
+            ("./g", "http://a/b/c/g"),
+            ("g/", "http://a/b/c/g/"),
+            ("/g", "http://a/g"),
+            ("//g", "http://g"),
+            ("?y", "http://a/b/c/d;p?y"),
+            ("g?y", "http://a/b/c/g?y"),
+            ("#s", "http://a/b/c/d;p?q#s"),
+            ("g#s", "http://a/b/c/g#s"),
+            ("g?y#s", "http://a/b/c/g?y#s"),
+            (";x", "http://a/b/c/;x"),
+            ("g;x", "http://a/b/c/g;x"),
+            ("g;x?y#s", "http://a/b/c/g;x?y#s"),
+            ("", "http://a/b/c/d;p?q"),
+            (".", "http://a/b/c/"),
+            ("./", "http://a/b/c/"),
+            ("..", "http://a/b/"),
+            ("../", "http://a/b/"),
+            ("../g", "http://a/b/g"),
+            ("../..", "http://a/"),
+            ("../../", "http://a/"),
+            ("../../g", "http://a/g"),
+        ] {
+            assert_eq!(res(b, r), want, "{r}");
+        }
+    }
+
+    #[test]
+    fn dot_segments() {
+        assert_eq!(remove_dot_segments("/a/b/c/./../../g"), "/a/g");
+        assert_eq!(remove_dot_segments("mid/content=5/../6"), "mid/6");
+        assert_eq!(remove_dot_segments("/.."), "/");
+        assert_eq!(remove_dot_segments("/a/.."), "/");
+        assert_eq!(remove_dot_segments("/a/..b/.c"), "/a/..b/.c");
+        assert!(!has_dot_segments("/a/..b/.c/d."));
+        assert!(has_dot_segments("."));
+        assert!(has_dot_segments("/a/.."));
+        assert!(has_dot_segments("/./a"));
+    }
+
+    #[test]
+    fn no_authority_path_stays_a_path() {
+        assert_eq!(res("foo:/a/b", "..//x"), "foo:/.//x");
+    }
 }

@@ -10,11 +10,16 @@
 //! Each rung includes the ones below it. The *key* of a reference at a level
 //! is its canonical form, in URI form by default.
 
+pub mod scheme;
+pub mod syntax;
+
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use crate::error::Result;
-use crate::iri::IriRef;
+use crate::error::{Error, ErrorKind, Result};
+use crate::iri::{parse, HostKind, IriRef};
+use crate::resolve::{has_dot_segments, remove_dot_segments, resolve};
+use syntax::{lower, norm_pct, norm_reg_name, Out};
 
 /// A rung of the comparison ladder (3987bis §5.3). Ordered: each rung
 /// includes the ones below it.
@@ -115,9 +120,12 @@ impl Normalizer {
     /// Resolve relative references against `base` (RFC 3986 §5.2) before
     /// normalizing. The base must be an absolute IRI.
     pub fn with_base(mut self, base: &str) -> Result<Self> {
-        let _ = &mut self;
-        let _ = base;
-        todo!("core")
+        let parsed = parse(base)?;
+        if !parsed.is_absolute() {
+            return Err(Error::new(0, ErrorKind::BaseNotAbsolute));
+        }
+        self.base = Some(base.to_owned());
+        Ok(self)
     }
 
     /// Install the protocol rung's rules (used at [`Level::Protocol`]).
@@ -133,9 +141,144 @@ impl Normalizer {
     /// The key of `input` at the configured level and form. Borrowed when the
     /// input already is its own key (the common case for clean ASCII URLs).
     pub fn key<'a>(&self, input: &'a str) -> Result<Cow<'a, str>> {
-        let _ = input;
-        todo!("core")
+        let parsed = parse(input)?;
+        if parsed.is_absolute() {
+            self.key_of(parsed)
+        } else {
+            let base = self
+                .base
+                .as_deref()
+                .ok_or_else(|| Error::new(0, ErrorKind::RelativeWithoutBase))?;
+            // The base was checked in `with_base`; RFC 3986 §5.2.2.
+            let resolved = resolve(&parse(base)?, &parsed);
+            let key = self.key_of(parse(&resolved)?)?.into_owned();
+            Ok(Cow::Owned(key))
+        }
     }
+
+    /// Key of an absolute (or, from the library, relative) parsed reference.
+    fn key_of<'a>(&self, r: IriRef<'a>) -> Result<Cow<'a, str>> {
+        let level = self.opts.level;
+        if level == Level::String {
+            // §5.3.1: the characters as given; any mapping would merge
+            // strings that differ.
+            return Ok(Cow::Borrowed(r.as_str()));
+        }
+        let mut key = canonical(&r, level, self.opts.nfc)?;
+        if level == Level::Protocol {
+            if let Some(rung) = &self.protocol {
+                key = match key {
+                    Cow::Borrowed(k) => rung.apply(&parse(k)?),
+                    Cow::Owned(k) => Cow::Owned(rung.apply(&parse(&k)?).into_owned()),
+                };
+            }
+        }
+        if self.opts.form == Form::Iri {
+            let idn = level >= Level::Scheme;
+            key = match key {
+                Cow::Borrowed(k) => crate::convert::uri_to_iri(&parse(k)?, idn),
+                Cow::Owned(k) => {
+                    Cow::Owned(crate::convert::uri_to_iri(&parse(&k)?, idn).into_owned())
+                }
+            };
+        }
+        Ok(key)
+    }
+}
+
+/// The canonical URI form of `r` at the syntax or scheme rung: one pass over
+/// the components, copying nothing while the text is already canonical.
+fn canonical<'a>(r: &IriRef<'a>, level: Level, nfc: bool) -> Result<Cow<'a, str>> {
+    let s = r.as_str();
+    let mut out = Out::new(s);
+    let at_scheme = level >= Level::Scheme;
+    let scheme = r.scheme().map(lower);
+    if let (Some(raw), Some(lowered)) = (r.scheme(), &scheme) {
+        out.emit(raw.len(), lowered);
+    }
+    let rules = scheme
+        .as_deref()
+        .filter(|_| at_scheme)
+        .and_then(scheme::rules);
+    let dns = at_scheme && scheme.as_deref().is_some_and(crate::host::is_dns_scheme);
+    let maybe_nfc = |c: &'a str| {
+        if nfc {
+            syntax::nfc(c)
+        } else {
+            Cow::Borrowed(c)
+        }
+    };
+    let offset = |part: &str| part.as_ptr() as usize - s.as_ptr() as usize;
+
+    if let (Some((hs, he)), Some(kind)) = (r.host_range(), r.host_kind()) {
+        if let Some(ui) = r.userinfo() {
+            let start = offset(ui);
+            out.keep(start);
+            out.emit(start + ui.len(), &norm_pct(&maybe_nfc(ui), false));
+        }
+        out.keep(hs);
+        let host = &s[hs..he];
+        match kind {
+            HostKind::RegName => {
+                let h = norm_reg_name(host);
+                if dns {
+                    let a = crate::host::domain_to_ascii(&h)
+                        .map_err(|e| Error::new(hs, ErrorKind::Idna(e.0)))?;
+                    out.emit(he, &a);
+                } else {
+                    out.emit(he, &h);
+                }
+            }
+            HostKind::Ipv4 => out.keep(he),
+            HostKind::Ipv6 if at_scheme => out.emit(he, &scheme::ipv6_literal(&lower(host))),
+            HostKind::Ipv6 | HostKind::IpvFuture => out.emit(he, &lower(host)),
+        }
+        if let Some(port) = r.port() {
+            let end = he + 1 + port.len();
+            if !at_scheme {
+                out.keep(end);
+            } else if let Some(p) = scheme::port(rules, port) {
+                out.keep(he + 1);
+                out.emit(end, p);
+            } else {
+                out.emit(end, "");
+            }
+        }
+    }
+
+    let (ps, pe) = r.path_range();
+    out.keep(ps);
+    let raw_path = r.path();
+    let mut path = match maybe_nfc(raw_path) {
+        Cow::Borrowed(p) => norm_pct(p, false),
+        Cow::Owned(p) => Cow::Owned(norm_pct(&p, false).into_owned()),
+    };
+    // §5.3.2.4: only hierarchical (absolute) paths; a rootless path such as
+    // `urn:a/../b` or a relative `../x` is opaque here (removing its dot
+    // segments would change what it means).
+    if path.starts_with('/') && has_dot_segments(&path) {
+        path = Cow::Owned(remove_dot_segments(&path));
+    }
+    if r.authority().is_none() && path.starts_with("//") {
+        // Keep a path a path: without an authority it may not start with "//".
+        path = Cow::Owned(format!("/.{path}"));
+    }
+    if path.is_empty() && r.authority().is_some() && rules.is_some_and(|r| r.empty_path_is_slash) {
+        path = Cow::Borrowed("/");
+    }
+    out.emit(pe, &path);
+
+    if let Some(q) = r.query() {
+        let start = offset(q);
+        out.keep(start);
+        out.emit(start + q.len(), &norm_pct(&maybe_nfc(q), false));
+    }
+    if let Some(f) = r.fragment() {
+        let start = offset(f);
+        out.keep(start);
+        out.emit(start + f.len(), &norm_pct(&maybe_nfc(f), true));
+    }
+    Ok(out.finish())
 }
 
 /// The key of `input` at `level`, URI form, no base.
@@ -162,4 +305,224 @@ pub fn lowest_equal_level(a: &str, b: &str) -> Result<Option<Level>> {
         }
     }
     Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn k(s: &str, level: Level) -> String {
+        key(s, level).unwrap_or_else(|e| panic!("{s}: {e}"))
+    }
+
+    fn iri(s: &str, level: Level) -> String {
+        let n = Normalizer::new(Options {
+            level,
+            form: Form::Iri,
+            nfc: false,
+        });
+        n.key(s).unwrap().into_owned()
+    }
+
+    #[test]
+    fn string_rung_is_the_input() {
+        assert_eq!(
+            k("HTTP://Example.COM/%7e", Level::String),
+            "HTTP://Example.COM/%7e"
+        );
+    }
+
+    #[test]
+    fn syntax_rung_rfc3986_6_2_2() {
+        assert_eq!(
+            k("eXAMPLE://a/./b/../b/%63/%7bfoo%7d", Level::Syntax),
+            "example://a/b/c/%7Bfoo%7D"
+        );
+        assert_eq!(
+            k("HTTP://www.EXAMPLE.com/", Level::Syntax),
+            "http://www.example.com/"
+        );
+        for s in [
+            "http://example.org/~user",
+            "http://example.org/%7euser",
+            "http://example.org/%7Euser",
+        ] {
+            assert_eq!(k(s, Level::Syntax), "http://example.org/~user");
+        }
+        // 3987bis §5.3.2: raw and percent-encoded UTF-8 align through the URI form.
+        assert_eq!(
+            k(
+                "eXAMPLE://a/./b/../b/%63/%7bfoo%7d/ros%C3%A9",
+                Level::Syntax
+            ),
+            k("example://a/b/c/%7Bfoo%7D/rosé", Level::Syntax)
+        );
+        // Not merged at this rung.
+        assert_ne!(
+            k("http://example.com", Level::Syntax),
+            k("http://example.com/", Level::Syntax)
+        );
+        assert_ne!(
+            k("http://a/%2F", Level::Syntax),
+            k("http://a//", Level::Syntax)
+        );
+        assert_ne!(
+            k("http://a/About", Level::Syntax),
+            k("http://a/about", Level::Syntax)
+        );
+        // §5.3.2.2: no NFC by default.
+        assert_ne!(
+            k(
+                "http://www.example.org/re\u{301}sume\u{301}.html",
+                Level::Syntax
+            ),
+            k("http://www.example.org/résumé.html", Level::Syntax)
+        );
+    }
+
+    #[test]
+    fn nfc_option() {
+        let n = Normalizer::new(Options {
+            level: Level::Syntax,
+            form: Form::Iri,
+            nfc: true,
+        });
+        assert_eq!(
+            n.key("http://www.example.org/re\u{301}sume\u{301}.html")
+                .unwrap(),
+            "http://www.example.org/résumé.html"
+        );
+    }
+
+    #[test]
+    fn dot_segments_keep_the_structure() {
+        assert_eq!(k("foo:/a/..//b", Level::Syntax), "foo:/.//b");
+        assert_eq!(k("foo:/.//b", Level::Syntax), "foo:/.//b");
+        assert_eq!(k("foo:a/../..//b", Level::Syntax), "foo:a/../..//b");
+        assert_eq!(k("foo:.//x", Level::Syntax), "foo:.//x");
+        assert_eq!(k("http://h/a/%2E%2E/b", Level::Syntax), "http://h/b");
+        assert_eq!(k("http://h/..//x", Level::Syntax), "http://h//x");
+    }
+
+    #[test]
+    fn scheme_rung_rfc3986_6_2_3() {
+        for s in [
+            "http://example.com",
+            "http://example.com/",
+            "http://example.com:/",
+            "http://example.com:80/",
+        ] {
+            assert_eq!(k(s, Level::Scheme), "http://example.com/");
+        }
+        assert_eq!(
+            k("http://example.com/?", Level::Scheme),
+            "http://example.com/?"
+        );
+        assert_eq!(
+            k("http://example.com/#", Level::Scheme),
+            "http://example.com/#"
+        );
+        assert_eq!(
+            k("HTTP://Example.COM:80/a/./b", Level::Scheme),
+            "http://example.com/a/b"
+        );
+        assert_eq!(k("https://h:443", Level::Scheme), "https://h/");
+        assert_eq!(k("https://h:80", Level::Scheme), "https://h:80/");
+        assert_eq!(k("foo://h:/x", Level::Scheme), "foo://h/x");
+        assert_eq!(k("foo://h", Level::Scheme), "foo://h");
+        assert_ne!(
+            k("http://h/", Level::Scheme),
+            k("https://h/", Level::Scheme)
+        );
+    }
+
+    #[test]
+    fn idn_spellings_are_one_key() {
+        let want = "http://xn--mnchen-3ya.de/";
+        for s in [
+            "http://münchen.de",
+            "http://MÜNCHEN.DE/",
+            "http://münchen\u{FF0E}de/",
+            "http://xn--mnchen-3ya.de/",
+            "http://XN--MNCHEN-3YA.de",
+            "http://m%C3%BCnchen.de/",
+            "http://M%c3%bcnchen.de/",
+        ] {
+            assert_eq!(k(s, Level::Scheme), want, "{s}");
+        }
+        assert_eq!(
+            k("http://résumé.example.org", Level::Scheme),
+            "http://xn--rsum-bpad.example.org/"
+        );
+        assert_eq!(
+            iri("http://xn--mnchen-3ya.de", Level::Scheme),
+            "http://münchen.de/"
+        );
+        assert!(key("http://a%2Fb.com/", Level::Scheme).is_err());
+        // Non-DNS schemes are never put through IDNA.
+        assert_eq!(
+            k("foo://MÜNCHEN.de/", Level::Scheme),
+            "foo://m%C3%9Cnchen.de/"
+        );
+    }
+
+    #[test]
+    fn ipv6_rfc5952() {
+        assert_eq!(
+            k("http://[2001:DB8:0:0:0:0:0:1]:80", Level::Scheme),
+            "http://[2001:db8::1]/"
+        );
+        assert_eq!(
+            k("http://[2001:DB8:0:0:0:0:0:1]/", Level::Syntax),
+            "http://[2001:db8:0:0:0:0:0:1]/"
+        );
+    }
+
+    #[test]
+    fn relative_references_need_a_base() {
+        assert_eq!(
+            key("/a", Level::Scheme).unwrap_err().kind,
+            ErrorKind::RelativeWithoutBase
+        );
+        let n = Normalizer::new(Options::default())
+            .with_base("http://a/b/c/d;p?q")
+            .unwrap();
+        assert_eq!(n.key("../g").unwrap(), "http://a/b/g");
+        assert_eq!(n.key("//G").unwrap(), "http://g/");
+        assert!(Normalizer::new(Options::default())
+            .with_base("/rel")
+            .is_err());
+    }
+
+    #[test]
+    fn canonical_ascii_is_borrowed() {
+        let n = Normalizer::new(Options::default());
+        for s in [
+            "http://example.com/a/b?q=1#f",
+            "https://x.org/",
+            "file:///usr/share/x%20y",
+        ] {
+            assert!(matches!(n.key(s).unwrap(), Cow::Borrowed(_)), "{s}");
+        }
+    }
+
+    #[test]
+    fn lowest_level() {
+        assert_eq!(
+            lowest_equal_level("http://a/", "http://a/").unwrap(),
+            Some(Level::String)
+        );
+        assert_eq!(
+            lowest_equal_level("HTTP://a/", "http://a/").unwrap(),
+            Some(Level::Syntax)
+        );
+        assert_eq!(
+            lowest_equal_level("http://a", "http://a/").unwrap(),
+            Some(Level::Scheme)
+        );
+        assert_eq!(
+            lowest_equal_level("http://a/x", "http://a/y").unwrap(),
+            None
+        );
+    }
 }

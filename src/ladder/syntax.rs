@@ -1,0 +1,341 @@
+//! The syntax rung (draft-ietf-iri-3987bis §5.3.2, RFC 3986 §6.2.2).
+//!
+//! What merges here, for every scheme:
+//!
+//! | §5.3.2 | before | after |
+//! |---|---|---|
+//! | .1 case | `HTTP://Example.COM/%7e` | `http://example.com/~` |
+//! | .3 percent-encoding | `/%7Euser`, `/%41` | `/~user`, `/A` |
+//! | .3 via URI form | `/résumé`, `/r%c3%a9sum%C3%A9` | `/r%C3%A9sum%C3%A9` |
+//! | .4 dot segments | `/a/./b/../c` | `/a/c` |
+//!
+//! What never merges: `%2F` and `/` (a percent-encoded reserved character is
+//! data, not a delimiter: §10), `/About` and `/about` (paths are
+//! case-sensitive), `http` and `https`. No NFC unless asked (§5.3.2.2: IRIs
+//! already in Unicode MUST NOT be normalized).
+//!
+//! Keys are written in URI form: every character a URI does not allow
+//! becomes UTF-8 percent-encoding (§3.3), which is how §5.3.2.3 aligns a raw
+//! character with its percent-encoded spelling. Hosts are percent-encoded
+//! here too (003 §3.4.1): IDNA belongs to the scheme rung.
+
+use std::borrow::Cow;
+
+use unicode_normalization::UnicodeNormalization;
+
+use crate::chars::{self, hex_val, push_pct_char, HEX_UPPER};
+
+/// Builds an output that usually equals its source: it copies nothing until
+/// the first change, so an already-canonical reference comes back
+/// `Cow::Borrowed` with no allocation.
+pub(crate) struct Out<'a> {
+    src: &'a str,
+    pos: usize,
+    buf: Option<String>,
+}
+
+impl<'a> Out<'a> {
+    pub(crate) fn new(src: &'a str) -> Self {
+        Out {
+            src,
+            pos: 0,
+            buf: None,
+        }
+    }
+
+    #[cold]
+    fn materialize(&mut self) -> &mut String {
+        let (src, pos) = (self.src, self.pos);
+        self.buf.get_or_insert_with(|| {
+            let mut s = String::with_capacity(src.len() + 16);
+            s.push_str(&src[..pos]);
+            s
+        })
+    }
+
+    /// Replace `src[pos..end]` with `text`, and move to `end`.
+    #[inline]
+    pub(crate) fn emit(&mut self, end: usize, text: &str) {
+        if self.buf.is_none() && &self.src[self.pos..end] == text {
+            self.pos = end;
+            return;
+        }
+        self.materialize().push_str(text);
+        self.pos = end;
+    }
+
+    /// Copy `src[pos..end]` unchanged.
+    #[inline]
+    pub(crate) fn keep(&mut self, end: usize) {
+        if let Some(buf) = &mut self.buf {
+            buf.push_str(&self.src[self.pos..end]);
+        }
+        self.pos = end;
+    }
+
+    pub(crate) fn finish(mut self) -> Cow<'a, str> {
+        let end = self.src.len();
+        if self.pos != end {
+            self.keep(end);
+        }
+        match self.buf {
+            None => Cow::Borrowed(self.src),
+            Some(s) => Cow::Owned(s),
+        }
+    }
+}
+
+/// Percent-encoding normalization of one component in URI form
+/// (§5.3.2.1 hex case, §5.3.2.3 unreserved decoded, §3.3 non-ASCII encoded).
+/// `encode_hash` is set for the fragment, where 3987bis admits `#` and
+/// RFC 3986 does not.
+///
+/// Nothing is ever decoded into a reserved character or `%` (§10): `%2F`
+/// stays `%2F`, and `%C0%AF` (overlong `/`) stays encoded.
+#[inline]
+pub(crate) fn norm_pct(s: &str, encode_hash: bool) -> Cow<'_, str> {
+    let b = s.as_bytes();
+    let first = b
+        .iter()
+        .position(|&c| c == b'%' || c >= 0x80 || (encode_hash && c == b'#'));
+    let Some(first) = first else {
+        return Cow::Borrowed(s);
+    };
+    let mut out = String::with_capacity(s.len() + 8);
+    out.push_str(&s[..first]);
+    let mut i = first;
+    let mut changed = false;
+    while i < b.len() {
+        let c = b[i];
+        if c == b'%' && i + 2 < b.len() {
+            let (h, l) = (b[i + 1], b[i + 2]);
+            match (hex_val(h), hex_val(l)) {
+                (Some(hv), Some(lv)) => {
+                    let v = hv * 16 + lv;
+                    if chars::is_unreserved(v) {
+                        out.push(v as char);
+                        changed = true;
+                    } else {
+                        let (uh, ul) = (HEX_UPPER[hv as usize], HEX_UPPER[lv as usize]);
+                        changed |= uh != h || ul != l;
+                        out.push('%');
+                        out.push(uh as char);
+                        out.push(ul as char);
+                    }
+                    i += 3;
+                }
+                _ => {
+                    // Not a valid triplet (only reachable on unparsed input).
+                    out.push_str("%25");
+                    changed = true;
+                    i += 1;
+                }
+            }
+        } else if c == b'%' {
+            out.push_str("%25");
+            changed = true;
+            i += 1;
+        } else if c >= 0x80 {
+            let ch = s[i..].chars().next().unwrap_or('\u{FFFD}');
+            push_pct_char(&mut out, ch);
+            changed = true;
+            i += ch.len_utf8();
+        } else if encode_hash && c == b'#' {
+            out.push_str("%23");
+            changed = true;
+            i += 1;
+        } else {
+            // Copy the run up to the next byte that needs attention.
+            let run = b[i..]
+                .iter()
+                .position(|&c| c == b'%' || c >= 0x80 || (encode_hash && c == b'#'))
+                .map_or(b.len(), |p| i + p);
+            out.push_str(&s[i..run]);
+            i = run;
+        }
+    }
+    if changed {
+        Cow::Owned(out)
+    } else {
+        Cow::Borrowed(s)
+    }
+}
+
+/// Syntax normalization of an `ireg-name` (§5.3.2.1, RFC 3986 §6.2.2.1):
+/// ASCII letters lowercased (also those that come out of decoding `%41`),
+/// percent-encoding normalized as in [`norm_pct`], non-ASCII characters
+/// percent-encoded (003 §3.4.1). Letters inside `%XX` stay uppercase hex.
+pub(crate) fn norm_reg_name(s: &str) -> Cow<'_, str> {
+    let b = s.as_bytes();
+    if !b
+        .iter()
+        .any(|&c| c == b'%' || c >= 0x80 || c.is_ascii_uppercase())
+    {
+        return Cow::Borrowed(s);
+    }
+    let pct = norm_pct(s, false);
+    // Lowercase ASCII letters outside %XX triplets.
+    let mut out = String::with_capacity(pct.len());
+    let pb = pct.as_bytes();
+    let mut i = 0;
+    while i < pb.len() {
+        if pb[i] == b'%' && i + 2 < pb.len() {
+            out.push_str(&pct[i..i + 3]);
+            i += 3;
+        } else {
+            out.push(pb[i].to_ascii_lowercase() as char);
+            i += 1;
+        }
+    }
+    if out == s {
+        Cow::Borrowed(s)
+    } else {
+        Cow::Owned(out)
+    }
+}
+
+/// ASCII lowercase, borrowed when already lowercase.
+#[inline]
+pub(crate) fn lower(s: &str) -> Cow<'_, str> {
+    if s.bytes().any(|c| c.is_ascii_uppercase()) {
+        Cow::Owned(s.to_ascii_lowercase())
+    } else {
+        Cow::Borrowed(s)
+    }
+}
+
+/// The optional NFC step (3987bis §5.3.2.2, off by default): decode what the
+/// URI form would re-encode anyway (unreserved and valid UTF-8 sequences),
+/// apply NFC to each run between the percent-encodings that must stay, so
+/// that a combining mark can never merge into the hex digits of a kept
+/// triplet.
+pub(crate) fn nfc(s: &str) -> Cow<'_, str> {
+    let b = s.as_bytes();
+    if s.is_ascii() && !b.contains(&b'%') {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut run = String::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            if let Some((ch, len)) = decode_pct_char(b, i) {
+                if ch.is_ascii() && !chars::is_unreserved(ch as u8) {
+                    // A reserved or disallowed ASCII character stays encoded.
+                    out.extend(run.nfc());
+                    run.clear();
+                    out.push_str(&s[i..i + 3]);
+                } else {
+                    run.push(ch);
+                }
+                i += len;
+                continue;
+            }
+            // An undecodable triplet (not UTF-8) stays as it is.
+            out.extend(run.nfc());
+            run.clear();
+            let end = (i + 3).min(b.len());
+            out.push_str(&s[i..end]);
+            i = end;
+        } else {
+            let ch = s[i..].chars().next().unwrap_or('\u{FFFD}');
+            run.push(ch);
+            i += ch.len_utf8();
+        }
+    }
+    out.extend(run.nfc());
+    if out == s {
+        Cow::Borrowed(s)
+    } else {
+        Cow::Owned(out)
+    }
+}
+
+/// Decode the character whose UTF-8 percent-encoding starts at `b[i]`
+/// (`%XX` or `%XX%XX…`), if the octets are strictly valid UTF-8. Returns the
+/// character and the number of input bytes it spans.
+pub(crate) fn decode_pct_char(b: &[u8], i: usize) -> Option<(char, usize)> {
+    let byte_at = |k: usize| -> Option<u8> {
+        let p = i + 3 * k;
+        if b.get(p) != Some(&b'%') {
+            return None;
+        }
+        Some(hex_val(*b.get(p + 1)?)? * 16 + hex_val(*b.get(p + 2)?)?)
+    };
+    let first = byte_at(0)?;
+    let width = match first {
+        0x00..=0x7F => 1,
+        0xC2..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        0xF0..=0xF4 => 4,
+        _ => return None,
+    };
+    let mut buf = [0u8; 4];
+    buf[0] = first;
+    for (k, slot) in buf.iter_mut().enumerate().take(width).skip(1) {
+        *slot = byte_at(k)?;
+    }
+    // from_utf8 rejects overlongs, surrogates and values above U+10FFFF.
+    let s = std::str::from_utf8(&buf[..width]).ok()?;
+    Some((s.chars().next()?, 3 * width))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn out_borrows_until_a_change() {
+        let mut o = Out::new("abcdef");
+        o.keep(2);
+        o.emit(4, "cd");
+        assert!(matches!(o.finish(), Cow::Borrowed("abcdef")));
+        let mut o = Out::new("abcdef");
+        o.keep(2);
+        o.emit(4, "CD");
+        assert_eq!(o.finish(), "abCDef");
+        let mut o = Out::new("abcdef");
+        o.emit(3, "");
+        assert_eq!(o.finish(), "def");
+    }
+
+    #[test]
+    fn percent_encoding_normalization() {
+        // 3987bis §5.3.2.3 / RFC 3986 §6.2.2.2
+        assert_eq!(norm_pct("/%7euser", false), "/~user");
+        assert_eq!(norm_pct("/%7Euser", false), "/~user");
+        assert_eq!(norm_pct("%3a", false), "%3A");
+        assert_eq!(norm_pct("/%2f/%2F", false), "/%2F/%2F");
+        assert_eq!(norm_pct("/r%c3%a9sumé", false), "/r%C3%A9sum%C3%A9");
+        assert_eq!(norm_pct("/%C0%AF", false), "/%C0%AF");
+        assert_eq!(norm_pct("a#b", true), "a%23b");
+        assert!(matches!(norm_pct("/plain/path", false), Cow::Borrowed(_)));
+        assert!(matches!(norm_pct("/%2F%C3%A9", false), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn reg_name_case() {
+        assert_eq!(norm_reg_name("www.EXAMPLE.com"), "www.example.com");
+        assert_eq!(norm_reg_name("ex%41mple"), "example");
+        assert_eq!(norm_reg_name("R%c3%a9sumé"), "r%C3%A9sum%C3%A9");
+        assert!(matches!(norm_reg_name("example.com"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn nfc_step() {
+        assert_eq!(nfc("/re\u{301}sume\u{301}"), "/résumé");
+        assert_eq!(nfc("/re%CC%81"), "/ré");
+        // A kept triplet is never merged with a following combining mark.
+        assert_eq!(nfc("/%2F\u{30A}"), "/%2F\u{30A}");
+        assert!(matches!(nfc("/résumé"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn pct_char_decoding_is_strict_utf8() {
+        assert_eq!(decode_pct_char(b"%C3%A9", 0), Some(('é', 6)));
+        assert_eq!(decode_pct_char(b"%C0%AF", 0), None);
+        assert_eq!(decode_pct_char(b"%ED%A0%80", 0), None);
+        assert_eq!(decode_pct_char(b"%C3", 0), None);
+        assert_eq!(decode_pct_char(b"%41", 0), Some(('A', 3)));
+    }
+}
