@@ -112,6 +112,8 @@ impl ChunkResult {
 /// A merged key: where its first entry is, and the total count.
 #[derive(Clone, Copy)]
 struct Row {
+    /// (chunk, line within chunk): the order of first occurrence.
+    order: u64,
     chunk: u32,
     idx: u32,
     count: u64,
@@ -194,7 +196,7 @@ impl<'a> Dedup<'a> {
             max_line: cfg.max_line_bytes,
         };
         let mut rows = d.merge();
-        rows.par_sort_unstable_by_key(|r| d.order(r));
+        rows.par_sort_by_key(|r| r.order);
         d.rows = rows;
         d
     }
@@ -211,16 +213,17 @@ impl<'a> Dedup<'a> {
         self.results[r.chunk as usize].key(self.entry(r), self.data(r.chunk))
     }
 
-    fn order(&self, r: &Row) -> (u32, u32) {
-        (r.chunk, self.entry(r).line)
-    }
-
     /// Merge the chunk tables, shard by shard in parallel, chunks in order.
+    ///
+    /// Each shard's rows come out in order of first occurrence (chunks in
+    /// order, a chunk's entries in line order), so the concatenation is 64
+    /// sorted runs, which the stable sort in [`Dedup::run`] merges cheaply.
     fn merge(&self) -> Vec<Row> {
         let shards: Vec<Vec<Row>> = (0..SHARDS)
             .into_par_iter()
             .map(|s| {
-                let mut table: HashTable<(u64, Row)> = HashTable::new();
+                let mut rows: Vec<Row> = Vec::new();
+                let mut table: HashTable<u32> = HashTable::new();
                 for (c, res) in self.results.iter().enumerate() {
                     let data = self.data(c as u32);
                     let ids =
@@ -228,22 +231,28 @@ impl<'a> Dedup<'a> {
                     for &i in ids {
                         let e = &res.entries[i as usize];
                         let k = res.key(e, data);
-                        let found =
-                            table.find_mut(e.hash, |(h, r)| *h == e.hash && self.row_key(r) == k);
+                        let found = table.find(e.hash, |&r| {
+                            let r = &rows[r as usize];
+                            self.entry(r).hash == e.hash && self.row_key(r) == k
+                        });
                         match found {
-                            Some((_, r)) => r.count += u64::from(e.count),
+                            Some(&r) => rows[r as usize].count += u64::from(e.count),
                             None => {
-                                let row = Row {
+                                let n = rows.len() as u32;
+                                rows.push(Row {
+                                    order: (c as u64) << 32 | u64::from(e.line),
                                     chunk: c as u32,
                                     idx: i,
                                     count: u64::from(e.count),
-                                };
-                                table.insert_unique(e.hash, (e.hash, row), |(h, _)| *h);
+                                });
+                                table.insert_unique(e.hash, n, |&r| {
+                                    self.entry(&rows[r as usize]).hash
+                                });
                             }
                         }
                     }
                 }
-                table.into_iter().map(|(_, r)| r).collect()
+                rows
             })
             .collect();
         let mut rows = Vec::with_capacity(shards.iter().map(Vec::len).sum());
@@ -338,8 +347,9 @@ where
     let base = range.start;
     let bytes = &data[range];
     let data_addr = data.as_ptr() as usize;
-    let mut table: HashTable<u32> = HashTable::new();
-    let mut entries: Vec<Entry> = Vec::new();
+    let guess = bytes.len() / 64;
+    let mut table: HashTable<u32> = HashTable::with_capacity(guess);
+    let mut entries: Vec<Entry> = Vec::with_capacity(guess);
     let mut arena: Vec<u8> = Vec::new();
     let mut rejects = Vec::new();
     let mut stats = Stats {

@@ -151,9 +151,8 @@ fn default_permissions() -> Option<std::fs::Permissions> {
 /// LF (RFC 4180).
 #[inline]
 pub fn csv_field(out: &mut Vec<u8>, field: &[u8]) {
-    let needs_quotes = field
-        .iter()
-        .any(|&b| matches!(b, b',' | b'"' | b'\n' | b'\r'));
+    let needs_quotes = memchr::memchr3(b',', b'"', b'\n', field).is_some()
+        || memchr::memchr(b'\r', field).is_some();
     if !needs_quotes {
         out.extend_from_slice(field);
         return;
