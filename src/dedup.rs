@@ -64,20 +64,30 @@ struct ChunkMeta {
     first_line: u64,
 }
 
-/// A key first seen in a chunk.
+/// A key first seen in a chunk (32 bytes: there is one per key per chunk).
 #[derive(Clone, Copy)]
 struct Entry {
     hash: u64,
-    /// In the arena, or (borrowed keys) absolute offset into the file data.
-    key_off: usize,
-    /// Absolute offset of the line (the `example`) in the file data.
-    line_off: usize,
+    /// Offset in the arena, or (borrowed keys) from the chunk start.
+    key_off: u32,
+    /// Length of the key; [`ARENA`] set when it is in the arena.
     key_len: u32,
+    /// Offset of the line (the `example`) from the chunk start.
+    line_off: u32,
     line_len: u32,
     /// 0-based line within the chunk.
     line: u32,
     count: u32,
-    in_arena: bool,
+}
+
+const ARENA: u32 = 1 << 31;
+
+impl Entry {
+    #[inline]
+    fn key_range(&self) -> Range<usize> {
+        let start = self.key_off as usize;
+        start..start + (self.key_len & !ARENA) as usize
+    }
 }
 
 struct RejectRec {
@@ -87,6 +97,8 @@ struct RejectRec {
 }
 
 struct ChunkResult {
+    /// Offset of the chunk in its file's data.
+    base: usize,
     arena: Vec<u8>,
     entries: Vec<Entry>,
     /// Entry indices grouped by shard; shard `s` is
@@ -100,12 +112,18 @@ struct ChunkResult {
 impl ChunkResult {
     #[inline]
     fn key<'a>(&'a self, e: &Entry, data: &'a [u8]) -> &'a [u8] {
-        let r = e.key_off..e.key_off + e.key_len as usize;
-        if e.in_arena {
+        let r = e.key_range();
+        if e.key_len & ARENA != 0 {
             &self.arena[r]
         } else {
-            &data[r]
+            &data[self.base..][r]
         }
+    }
+
+    /// The line of an entry, as written (without line terminator).
+    fn line<'a>(&self, e: &Entry, data: &'a [u8]) -> &'a [u8] {
+        let start = self.base + e.line_off as usize;
+        &data[start..start + e.line_len as usize]
     }
 }
 
@@ -311,7 +329,7 @@ impl<'a> Dedup<'a> {
         t.push(b',');
         csv_u64(t, meta.first_line + u64::from(e.line) + 1);
         t.push(b',');
-        csv_field(t, &data[e.line_off..e.line_off + e.line_len as usize]);
+        csv_field(t, self.results[r.chunk as usize].line(e, data));
         t.push(b'\n');
     }
 
@@ -346,8 +364,8 @@ where
 
     let base = range.start;
     let bytes = &data[range];
-    let data_addr = data.as_ptr() as usize;
-    let guess = bytes.len() / 64;
+    let chunk_addr = bytes.as_ptr() as usize;
+    let guess = bytes.len() / 128;
     let mut table: HashTable<u32> = HashTable::with_capacity(guess);
     let mut entries: Vec<Entry> = Vec::with_capacity(guess);
     let mut arena: Vec<u8> = Vec::new();
@@ -368,19 +386,30 @@ where
             Outcome::Reject(r) => r,
             Outcome::Key(k) => {
                 let kb = k.as_bytes();
-                let Ok(key_len) = u32::try_from(kb.len()) else {
-                    // Cannot happen with --max-line-bytes ≤ 256 MiB; reject
-                    // rather than panic.
+                // Chunks and lines are at most 256 MiB (see the CLI), so
+                // lengths and offsets fit; rather than panic, a line that
+                // would overflow them is counted as rejected.
+                let (Ok(key_len), Ok(arena_off)) =
+                    (u32::try_from(kb.len()), u32::try_from(arena.len()))
+                else {
                     stats.rejected += 1;
                     return;
                 };
+                if key_len >= ARENA || arena_off.checked_add(key_len).is_none() {
+                    stats.rejected += 1;
+                    return;
+                }
                 stats.accepted += 1;
                 let hash = hasher.hash_one(kb);
                 let found = table.find(hash, |&i| {
                     let e = &entries[i as usize];
                     e.hash == hash && {
-                        let r = e.key_off..e.key_off + e.key_len as usize;
-                        let stored = if e.in_arena { &arena[r] } else { &data[r] };
+                        let r = e.key_range();
+                        let stored = if e.key_len & ARENA != 0 {
+                            &arena[r]
+                        } else {
+                            &bytes[r]
+                        };
                         stored == kb
                     }
                 });
@@ -390,24 +419,23 @@ where
                 }
                 let addr = kb.as_ptr() as usize;
                 let borrowed = matches!(k, Cow::Borrowed(_))
-                    && addr >= data_addr
-                    && addr + kb.len() <= data_addr + data.len();
-                let key_off = if borrowed {
-                    addr - data_addr
+                    && addr >= chunk_addr
+                    && addr + kb.len() <= chunk_addr + bytes.len();
+                let (key_off, key_len) = if borrowed {
+                    ((addr - chunk_addr) as u32, key_len)
                 } else {
                     arena.extend_from_slice(kb);
-                    arena.len() - kb.len()
+                    (arena_off, key_len | ARENA)
                 };
                 let idx = entries.len() as u32;
                 entries.push(Entry {
                     hash,
                     key_off,
-                    line_off: base + off,
                     key_len,
+                    line_off: off as u32,
                     line_len: strip_cr(line).len() as u32,
                     line: this_line,
                     count: 1,
-                    in_arena: !borrowed,
                 });
                 table.insert_unique(hash, idx, |&i| entries[i as usize].hash);
                 return;
@@ -437,7 +465,10 @@ where
         by_shard[fill[s] as usize] = i as u32;
         fill[s] += 1;
     }
+    entries.shrink_to_fit();
+    arena.shrink_to_fit();
     ChunkResult {
+        base,
         arena,
         entries,
         by_shard,
