@@ -277,13 +277,13 @@ impl CliError {
         }
     }
 
-    /// `{context}: {reason}`, the reason without the `(os error N)` suffix.
+    /// `{context}: {reason}`, the reason without the `(os error N)` suffix
+    /// (and whatever follows it).
     pub fn io(context: String, e: &io::Error) -> Self {
         let mut reason = e.to_string();
-        if let Some(i) = reason.rfind(" (os error ") {
-            if reason.ends_with(')') {
-                reason.truncate(i);
-            }
+        // std adds " (os error N)", tempfile also " at path ...".
+        if let Some(i) = reason.find(" (os error ") {
+            reason.truncate(i);
         }
         CliError {
             msg: format!("{context}: {reason}"),
