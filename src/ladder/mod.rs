@@ -201,11 +201,19 @@ fn canonical<'a>(r: &IriRef<'a>, level: Level, nfc: bool) -> Result<Cow<'a, str>
         .filter(|_| at_scheme)
         .and_then(scheme::rules);
     let dns = at_scheme && scheme.as_deref().is_some_and(crate::host::is_dns_scheme);
-    let maybe_nfc = |c: &'a str| {
-        if nfc {
-            syntax::nfc(c)
-        } else {
+    // Without '%' and non-ASCII, percent-encoding normalization has nothing
+    // to do (but for '#' in a fragment, which `norm_pct` still checks).
+    let plain = !nfc && r.is_ascii() && !r.has_pct();
+    let norm = |c: &'a str, hash: bool| -> Cow<'a, str> {
+        if plain && !hash {
             Cow::Borrowed(c)
+        } else if nfc {
+            match syntax::nfc(c) {
+                Cow::Borrowed(c) => norm_pct(c, hash),
+                Cow::Owned(c) => Cow::Owned(norm_pct(&c, hash).into_owned()),
+            }
+        } else {
+            norm_pct(c, hash)
         }
     };
     let offset = |part: &str| part.as_ptr() as usize - s.as_ptr() as usize;
@@ -214,7 +222,7 @@ fn canonical<'a>(r: &IriRef<'a>, level: Level, nfc: bool) -> Result<Cow<'a, str>
         if let Some(ui) = r.userinfo() {
             let start = offset(ui);
             out.keep(start);
-            out.emit(start + ui.len(), &norm_pct(&maybe_nfc(ui), false));
+            out.emit(start + ui.len(), &norm(ui, false));
         }
         out.keep(hs);
         let host = &s[hs..he];
@@ -249,10 +257,7 @@ fn canonical<'a>(r: &IriRef<'a>, level: Level, nfc: bool) -> Result<Cow<'a, str>
     let (ps, pe) = r.path_range();
     out.keep(ps);
     let raw_path = r.path();
-    let mut path = match maybe_nfc(raw_path) {
-        Cow::Borrowed(p) => norm_pct(p, false),
-        Cow::Owned(p) => Cow::Owned(norm_pct(&p, false).into_owned()),
-    };
+    let mut path = norm(raw_path, false);
     // §5.3.2.4: only hierarchical (absolute) paths; a rootless path such as
     // `urn:a/../b` or a relative `../x` is opaque here (removing its dot
     // segments would change what it means).
@@ -271,12 +276,12 @@ fn canonical<'a>(r: &IriRef<'a>, level: Level, nfc: bool) -> Result<Cow<'a, str>
     if let Some(q) = r.query() {
         let start = offset(q);
         out.keep(start);
-        out.emit(start + q.len(), &norm_pct(&maybe_nfc(q), false));
+        out.emit(start + q.len(), &norm(q, false));
     }
     if let Some(f) = r.fragment() {
         let start = offset(f);
         out.keep(start);
-        out.emit(start + f.len(), &norm_pct(&maybe_nfc(f), true));
+        out.emit(start + f.len(), &norm(f, true));
     }
     Ok(out.finish())
 }
