@@ -268,6 +268,11 @@ fn canonical<'a>(r: &IriRef<'a>, level: Level, nfc: bool) -> Result<Cow<'a, str>
         // Keep a path a path: without an authority it may not start with "//".
         path = Cow::Owned(format!("/.{path}"));
     }
+    if at_scheme && scheme.as_deref() == Some("mailto") {
+        if let Cow::Owned(p) = scheme::mailto_path(&path) {
+            path = Cow::Owned(p);
+        }
+    }
     if path.is_empty() && r.authority().is_some() && rules.is_some_and(|r| r.empty_path_is_slash) {
         path = Cow::Borrowed("/");
     }
