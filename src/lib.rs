@@ -24,7 +24,9 @@ pub mod error;
 pub mod host;
 pub mod iri;
 pub mod ladder;
+pub mod learn;
 pub mod resolve;
+pub mod surt;
 
 pub use convert::{to_iri, to_uri};
 pub use error::{Component, Error, ErrorKind, Result};
