@@ -181,6 +181,8 @@ impl Normalizer {
                 }
             };
             key = match key {
+                // Already canonical: reuse the parse instead of parsing again.
+                Cow::Borrowed(k) if std::ptr::eq(k, r.as_str()) => rung.apply(&r),
                 Cow::Borrowed(k) => rung.apply(&parse(k)?),
                 Cow::Owned(k) => Cow::Owned(rung.apply(&parse(&k)?).into_owned()),
             };

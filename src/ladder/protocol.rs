@@ -430,7 +430,7 @@ pub fn sort_query(query: &str) -> Cow<'_, str> {
     fn key<'p>(p: &&'p str) -> (&'p [u8], &'p [u8]) {
         let p: &'p str = p;
         let n = name_of(p);
-        (n.as_bytes(), p[n.len()..].as_bytes())
+        (n.as_bytes(), &p.as_bytes()[n.len()..])
     }
     let mut params: Vec<&str> = query.split('&').collect();
     if params.windows(2).all(|w| key(&w[0]) <= key(&w[1])) {
