@@ -229,8 +229,15 @@ proptest! {
                 prop_assert!(kp.is_ok(), "{level:?}/{form:?} key {k:?} of {a:?} does not parse");
                 let kp = kp.unwrap();
                 prop_assert_eq!(kp.authority().is_some(), has_auth, "authority of {:?}", k);
-                prop_assert_eq!(kp.query().is_some(), has_q, "query of {:?}", k);
-                prop_assert_eq!(kp.fragment().is_some(), has_f, "fragment of {:?}", k);
+                if level < Level::Protocol {
+                    prop_assert_eq!(kp.query().is_some(), has_q, "query of {:?}", k);
+                    prop_assert_eq!(kp.fragment().is_some(), has_f, "fragment of {:?}", k);
+                } else {
+                    // The protocol rung's default rules drop the fragment
+                    // (000 §5.1) and may drop an emptied query.
+                    prop_assert!(kp.fragment().is_none(), "fragment kept at protocol: {:?}", k);
+                    prop_assert!(has_q || kp.query().is_none(), "query appeared: {:?}", k);
+                }
                 let kk = key_in(&k, level, form);
                 prop_assert_eq!(kk.as_deref(), Some(k.as_str()),
                     "not idempotent at {:?}/{:?}: input {:?}", level, form, a);

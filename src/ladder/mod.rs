@@ -10,6 +10,7 @@
 //! Each rung includes the ones below it. The *key* of a reference at a level
 //! is its canonical form, in URI form by default.
 
+pub mod protocol;
 pub mod scheme;
 pub mod syntax;
 
@@ -68,6 +69,9 @@ pub enum Form {
     Uri,
     /// IRI form: percent-encoded UTF-8 shown as characters where safe (§3.7).
     Iri,
+    /// SURT (Sort-friendly URI Reordering Transform) of the URI-form key:
+    /// `com,example)/path?query`; see [`crate::surt`].
+    Surt,
 }
 
 /// What [`Normalizer`] does.
@@ -166,12 +170,27 @@ impl Normalizer {
         }
         let mut key = canonical(&r, level, self.opts.nfc)?;
         if level == Level::Protocol {
-            if let Some(rung) = &self.protocol {
-                key = match key {
-                    Cow::Borrowed(k) => rung.apply(&parse(k)?),
-                    Cow::Owned(k) => Cow::Owned(rung.apply(&parse(&k)?).into_owned()),
-                };
-            }
+            // No rung installed: the default rules (protocol::Rules::DEFAULT,
+            // nothing learned), so `Level::Protocol` always means §5.3.4.
+            let default_rung;
+            let rung: &dyn ProtocolRung = match &self.protocol {
+                Some(rung) => rung.as_ref(),
+                None => {
+                    default_rung = protocol::ProtocolRules::default();
+                    &default_rung
+                }
+            };
+            key = match key {
+                // Already canonical: reuse the parse instead of parsing again.
+                Cow::Borrowed(k) if std::ptr::eq(k, r.as_str()) => rung.apply(&r),
+                Cow::Borrowed(k) => rung.apply(&parse(k)?),
+                Cow::Owned(k) => Cow::Owned(rung.apply(&parse(&k)?).into_owned()),
+            };
+        }
+        if self.opts.form == Form::Surt {
+            // SURT is written from the final URI-form key.
+            let surt = crate::surt::surt(&parse(&key)?, &crate::surt::SurtOptions::default());
+            return Ok(Cow::Owned(surt));
         }
         if self.opts.form == Form::Iri {
             let idn = level >= Level::Scheme;
@@ -307,7 +326,8 @@ pub fn equivalent(a: &str, b: &str, level: Level) -> Result<bool> {
 }
 
 /// The lowest rung at which `a` and `b` become equivalent, or `None` when they
-/// differ even at the protocol rung (with its default rules).
+/// differ even at the protocol rung (with its default rules,
+/// [`protocol::Rules::DEFAULT`]).
 pub fn lowest_equal_level(a: &str, b: &str) -> Result<Option<Level>> {
     for level in Level::ALL {
         if equivalent(a, b, level)? {
