@@ -90,6 +90,29 @@ const fn build() -> [u16; 256] {
 /// no IRI component admits raw (controls, space, `"<>\^`{|}`, `%`, `[`, `]`).
 pub static TABLE: [u16; 256] = build();
 
+const fn allowed(mask: u16) -> [u8; 256] {
+    let t = build();
+    let mut out = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        out[b] = (t[b] & mask != 0) as u8;
+        b += 1;
+    }
+    out
+}
+
+/// 1 for the ASCII bytes a component admits raw (no `%`, no non-ASCII):
+/// one table per rule, so a validation loop can check 8 bytes per branch.
+pub static PATH_OK: [u8; 256] = allowed(PATH);
+/// See [`PATH_OK`]: `iquery` without `iprivate`/`ucschar`/`pct-form`.
+pub static QUERY_OK: [u8; 256] = allowed(QUERY);
+/// See [`PATH_OK`]: `ifragment`.
+pub static FRAGMENT_OK: [u8; 256] = allowed(FRAGMENT);
+/// See [`PATH_OK`]: `iuserinfo`.
+pub static USERINFO_OK: [u8; 256] = allowed(USERINFO);
+/// See [`PATH_OK`]: `ireg-name`.
+pub static REG_NAME_OK: [u8; 256] = allowed(REG_NAME);
+
 /// True when byte `b` belongs to at least one of the classes in `mask`.
 #[inline(always)]
 pub fn is(b: u8, mask: u16) -> bool {

@@ -133,8 +133,12 @@ pub(crate) fn uri_to_iri<'a>(r: &IriRef<'a>, idn: bool) -> Cow<'a, str> {
             if dns {
                 // A DNS host's IRI spelling is its Unicode labels (step 6);
                 // percent-encodings in it stay (to_uri would punycode them).
+                // A host that keeps a percent-encoding stays ASCII as a
+                // whole: with a Unicode label next to it, to_uri would put
+                // the whole host through IDNA and punycode the encoded
+                // label too, breaking the §3.7 round trip.
                 let h = norm_pct_upper_only(host);
-                if idn {
+                if idn && !h.contains('%') {
                     out.emit(he, &crate::host::domain_to_unicode(&h));
                 } else {
                     out.emit(he, &h);

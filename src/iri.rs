@@ -59,6 +59,7 @@ pub struct IriRef<'a> {
     fragment_start: u32,
     host_kind: Option<HostKind>,
     ascii: bool,
+    pct: bool,
 }
 
 impl<'a> IriRef<'a> {
@@ -170,6 +171,12 @@ impl<'a> IriRef<'a> {
         self.ascii
     }
 
+    /// The reference contains a `%` (a percent-encoding).
+    #[inline]
+    pub fn has_pct(&self) -> bool {
+        self.pct
+    }
+
     /// Byte ranges of the components, for code that rewrites a reference
     /// piece by piece: (scheme end, authority start, path start, path end,
     /// query end).
@@ -215,6 +222,7 @@ pub fn parse(input: &str) -> Result<IriRef<'_>> {
         fragment_start: NONE,
         host_kind: None,
         ascii: input.is_ascii(),
+        pct: memchr::memchr(b'%', b).is_some(),
     };
 
     // scheme ":" — a scheme is ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )
@@ -243,7 +251,7 @@ pub fn parse(input: &str) -> Result<IriRef<'_>> {
     // path, up to '?' or '#'
     r.path_start = i as u32;
     let path_end = i + find_any2(&b[i..], b'?', b'#').unwrap_or(b.len() - i);
-    check_component(input, i, path_end, chars::PATH, Component::Path)?;
+    check_component(input, i, path_end, &chars::PATH_OK, Component::Path)?;
     if r.scheme_end == NONE && r.auth_start == NONE {
         // ipath-noscheme: the first segment may not contain ':' (RFC 3986 §4.2).
         let first_seg_end = i + memchr::memchr(b'/', &b[i..path_end]).unwrap_or(path_end - i);
@@ -256,12 +264,18 @@ pub fn parse(input: &str) -> Result<IriRef<'_>> {
     if i < b.len() && b[i] == b'?' {
         r.query_start = i as u32;
         let end = i + 1 + memchr::memchr(b'#', &b[i + 1..]).unwrap_or(b.len() - i - 1);
-        check_component(input, i + 1, end, chars::QUERY, Component::Query)?;
+        check_component(input, i + 1, end, &chars::QUERY_OK, Component::Query)?;
         i = end;
     }
     if i < b.len() && b[i] == b'#' {
         r.fragment_start = i as u32;
-        check_component(input, i + 1, b.len(), chars::FRAGMENT, Component::Fragment)?;
+        check_component(
+            input,
+            i + 1,
+            b.len(),
+            &chars::FRAGMENT_OK,
+            Component::Fragment,
+        )?;
     }
     Ok(r)
 }
@@ -281,7 +295,13 @@ fn parse_authority(s: &str, start: usize, end: usize, r: &mut IriRef<'_>) -> Res
     let b = s.as_bytes();
     let mut host_start = start;
     if let Some(at) = memchr::memchr(b'@', &b[start..end]) {
-        check_component(s, start, start + at, chars::USERINFO, Component::Userinfo)?;
+        check_component(
+            s,
+            start,
+            start + at,
+            &chars::USERINFO_OK,
+            Component::Userinfo,
+        )?;
         r.userinfo_end = (start + at) as u32;
         host_start = start + at + 1;
     }
@@ -312,7 +332,13 @@ fn parse_authority(s: &str, start: usize, end: usize, r: &mut IriRef<'_>) -> Res
     } else {
         host_end =
             host_start + memchr::memchr(b':', &b[host_start..end]).unwrap_or(end - host_start);
-        check_component(s, host_start, host_end, chars::REG_NAME, Component::Host)?;
+        check_component(
+            s,
+            host_start,
+            host_end,
+            &chars::REG_NAME_OK,
+            Component::Host,
+        )?;
         r.host_kind = Some(if host::is_ipv4address(&s[host_start..host_end]) {
             HostKind::Ipv4
         } else {
@@ -332,15 +358,42 @@ fn parse_authority(s: &str, start: usize, end: usize, r: &mut IriRef<'_>) -> Res
     Ok(())
 }
 
-/// Check `s[start..end]` against a component rule: ASCII bytes must be in
-/// `mask` or be a valid `pct-encoded`; non-ASCII characters must be `ucschar`
-/// (or `iprivate` in the query) and not bidi formatting characters.
-fn check_component(s: &str, start: usize, end: usize, mask: u16, comp: Component) -> Result<()> {
+/// Check `s[start..end]` against a component rule: ASCII bytes must be
+/// allowed by `ok` (one of the `chars::*_OK` tables) or be a valid
+/// `pct-encoded`; non-ASCII characters must be `ucschar` (or `iprivate` in
+/// the query) and not bidi formatting characters.
+#[inline]
+fn check_component(
+    s: &str,
+    start: usize,
+    end: usize,
+    ok: &[u8; 256],
+    comp: Component,
+) -> Result<()> {
     let b = s.as_bytes();
     let mut i = start;
     while i < end {
+        // Eight plain bytes per branch: the common case.
+        while i + 8 <= end {
+            let w = &b[i..i + 8];
+            let all = ok[w[0] as usize]
+                & ok[w[1] as usize]
+                & ok[w[2] as usize]
+                & ok[w[3] as usize]
+                & ok[w[4] as usize]
+                & ok[w[5] as usize]
+                & ok[w[6] as usize]
+                & ok[w[7] as usize];
+            if all == 0 {
+                break;
+            }
+            i += 8;
+        }
+        if i >= end {
+            break;
+        }
         let c = b[i];
-        if chars::is(c, mask) {
+        if ok[c as usize] != 0 {
             i += 1;
         } else if c == b'%' {
             match (b.get(i + 1), b.get(i + 2)) {

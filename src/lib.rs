@@ -25,8 +25,10 @@ pub mod error;
 pub mod host;
 pub mod iri;
 pub mod ladder;
+pub mod learn;
 pub mod preprocess;
 pub mod resolve;
+pub mod surt;
 
 pub use convert::{to_iri, to_uri};
 pub use error::{Component, Error, ErrorKind, Result};

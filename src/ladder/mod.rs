@@ -10,6 +10,7 @@
 //! Each rung includes the ones below it. The *key* of a reference at a level
 //! is its canonical form, in URI form by default.
 
+pub mod protocol;
 pub mod scheme;
 pub mod syntax;
 
@@ -68,6 +69,9 @@ pub enum Form {
     Uri,
     /// IRI form: percent-encoded UTF-8 shown as characters where safe (§3.7).
     Iri,
+    /// SURT (Sort-friendly URI Reordering Transform) of the URI-form key:
+    /// `com,example)/path?query`; see [`crate::surt`].
+    Surt,
 }
 
 /// What [`Normalizer`] does.
@@ -166,12 +170,27 @@ impl Normalizer {
         }
         let mut key = canonical(&r, level, self.opts.nfc)?;
         if level == Level::Protocol {
-            if let Some(rung) = &self.protocol {
-                key = match key {
-                    Cow::Borrowed(k) => rung.apply(&parse(k)?),
-                    Cow::Owned(k) => Cow::Owned(rung.apply(&parse(&k)?).into_owned()),
-                };
-            }
+            // No rung installed: the default rules (protocol::Rules::DEFAULT,
+            // nothing learned), so `Level::Protocol` always means §5.3.4.
+            let default_rung;
+            let rung: &dyn ProtocolRung = match &self.protocol {
+                Some(rung) => rung.as_ref(),
+                None => {
+                    default_rung = protocol::ProtocolRules::default();
+                    &default_rung
+                }
+            };
+            key = match key {
+                // Already canonical: reuse the parse instead of parsing again.
+                Cow::Borrowed(k) if std::ptr::eq(k, r.as_str()) => rung.apply(&r),
+                Cow::Borrowed(k) => rung.apply(&parse(k)?),
+                Cow::Owned(k) => Cow::Owned(rung.apply(&parse(&k)?).into_owned()),
+            };
+        }
+        if self.opts.form == Form::Surt {
+            // SURT is written from the final URI-form key.
+            let surt = crate::surt::surt(&parse(&key)?, &crate::surt::SurtOptions::default());
+            return Ok(Cow::Owned(surt));
         }
         if self.opts.form == Form::Iri {
             let idn = level >= Level::Scheme;
@@ -201,11 +220,19 @@ fn canonical<'a>(r: &IriRef<'a>, level: Level, nfc: bool) -> Result<Cow<'a, str>
         .filter(|_| at_scheme)
         .and_then(scheme::rules);
     let dns = at_scheme && scheme.as_deref().is_some_and(crate::host::is_dns_scheme);
-    let maybe_nfc = |c: &'a str| {
-        if nfc {
-            syntax::nfc(c)
-        } else {
+    // Without '%' and non-ASCII, percent-encoding normalization has nothing
+    // to do (but for '#' in a fragment, which `norm_pct` still checks).
+    let plain = !nfc && r.is_ascii() && !r.has_pct();
+    let norm = |c: &'a str, hash: bool| -> Cow<'a, str> {
+        if plain && !hash {
             Cow::Borrowed(c)
+        } else if nfc {
+            match syntax::nfc(c) {
+                Cow::Borrowed(c) => norm_pct(c, hash),
+                Cow::Owned(c) => Cow::Owned(norm_pct(&c, hash).into_owned()),
+            }
+        } else {
+            norm_pct(c, hash)
         }
     };
     let offset = |part: &str| part.as_ptr() as usize - s.as_ptr() as usize;
@@ -214,7 +241,7 @@ fn canonical<'a>(r: &IriRef<'a>, level: Level, nfc: bool) -> Result<Cow<'a, str>
         if let Some(ui) = r.userinfo() {
             let start = offset(ui);
             out.keep(start);
-            out.emit(start + ui.len(), &norm_pct(&maybe_nfc(ui), false));
+            out.emit(start + ui.len(), &norm(ui, false));
         }
         out.keep(hs);
         let host = &s[hs..he];
@@ -249,10 +276,7 @@ fn canonical<'a>(r: &IriRef<'a>, level: Level, nfc: bool) -> Result<Cow<'a, str>
     let (ps, pe) = r.path_range();
     out.keep(ps);
     let raw_path = r.path();
-    let mut path = match maybe_nfc(raw_path) {
-        Cow::Borrowed(p) => norm_pct(p, false),
-        Cow::Owned(p) => Cow::Owned(norm_pct(&p, false).into_owned()),
-    };
+    let mut path = norm(raw_path, false);
     // §5.3.2.4: only hierarchical (absolute) paths; a rootless path such as
     // `urn:a/../b` or a relative `../x` is opaque here (removing its dot
     // segments would change what it means).
@@ -263,6 +287,11 @@ fn canonical<'a>(r: &IriRef<'a>, level: Level, nfc: bool) -> Result<Cow<'a, str>
         // Keep a path a path: without an authority it may not start with "//".
         path = Cow::Owned(format!("/.{path}"));
     }
+    if at_scheme && scheme.as_deref() == Some("mailto") {
+        if let Cow::Owned(p) = scheme::mailto_path(&path) {
+            path = Cow::Owned(p);
+        }
+    }
     if path.is_empty() && r.authority().is_some() && rules.is_some_and(|r| r.empty_path_is_slash) {
         path = Cow::Borrowed("/");
     }
@@ -271,12 +300,12 @@ fn canonical<'a>(r: &IriRef<'a>, level: Level, nfc: bool) -> Result<Cow<'a, str>
     if let Some(q) = r.query() {
         let start = offset(q);
         out.keep(start);
-        out.emit(start + q.len(), &norm_pct(&maybe_nfc(q), false));
+        out.emit(start + q.len(), &norm(q, false));
     }
     if let Some(f) = r.fragment() {
         let start = offset(f);
         out.keep(start);
-        out.emit(start + f.len(), &norm_pct(&maybe_nfc(f), true));
+        out.emit(start + f.len(), &norm(f, true));
     }
     Ok(out.finish())
 }
@@ -297,7 +326,8 @@ pub fn equivalent(a: &str, b: &str, level: Level) -> Result<bool> {
 }
 
 /// The lowest rung at which `a` and `b` become equivalent, or `None` when they
-/// differ even at the protocol rung (with its default rules).
+/// differ even at the protocol rung (with its default rules,
+/// [`protocol::Rules::DEFAULT`]).
 pub fn lowest_equal_level(a: &str, b: &str) -> Result<Option<Level>> {
     for level in Level::ALL {
         if equivalent(a, b, level)? {

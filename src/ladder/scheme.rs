@@ -23,6 +23,11 @@
 //! | ws | 80 | yes | yes | RFC 6455 §3 |
 //! | wss | 443 | yes | yes | RFC 6455 §3 |
 //! | ftp | 21 | yes | yes | RFC 1738 §3.2 |
+//!
+//! One scheme has a case-insensitive part inside its path: in `mailto:`
+//! (RFC 6068 §2, RFC 5321 §2.4) the domain after the last `@` of each
+//! address is case-insensitive, the local part is not:
+//! `mailto:Joe@Example.COM` → `mailto:Joe@example.com`.
 
 use std::borrow::Cow;
 
@@ -88,6 +93,42 @@ pub(crate) fn port<'p>(rules: Option<&SchemeRules>, port: &'p str) -> Option<&'p
     }
 }
 
+/// `mailto:` path (RFC 6068 §2): lowercase the ASCII letters of the domain
+/// of each comma-separated address (after its last raw `@`), outside
+/// percent-encodings. The local part keeps its case.
+pub(crate) fn mailto_path(path: &str) -> Cow<'_, str> {
+    let mut out = String::new();
+    let mut changed = false;
+    for (n, addr) in path.split(',').enumerate() {
+        if n > 0 {
+            out.push(',');
+        }
+        match addr.rfind('@') {
+            Some(at) => {
+                out.push_str(&addr[..=at]);
+                let mut rest = &addr[at + 1..];
+                while !rest.is_empty() {
+                    if rest.starts_with('%') && rest.len() >= 3 {
+                        out.push_str(&rest[..3]);
+                        rest = &rest[3..];
+                    } else {
+                        let c = rest.chars().next().unwrap_or(' ');
+                        changed |= c.is_ascii_uppercase();
+                        out.push(c.to_ascii_lowercase());
+                        rest = &rest[c.len_utf8()..];
+                    }
+                }
+            }
+            None => out.push_str(addr),
+        }
+    }
+    if changed {
+        Cow::Owned(out)
+    } else {
+        Cow::Borrowed(path)
+    }
+}
+
 /// RFC 5952 text of an IPv6 literal (with brackets), borrowed if unchanged.
 pub(crate) fn ipv6_literal(lit: &str) -> Cow<'_, str> {
     let inner = &lit[1..lit.len() - 1];
@@ -123,6 +164,14 @@ mod tests {
         assert_eq!(port(None, ""), None);
         assert_eq!(port(rules("https"), "443"), None);
         assert_eq!(port(rules("https"), "80"), Some("80"));
+    }
+
+    #[test]
+    fn mailto_domains() {
+        assert_eq!(mailto_path("Joe@Example.COM"), "Joe@example.com");
+        assert_eq!(mailto_path("A@B.C,D@E%2Ef"), "A@b.c,D@e%2Ef");
+        assert!(matches!(mailto_path("Joe@example.com"), Cow::Borrowed(_)));
+        assert!(matches!(mailto_path("NoDomain"), Cow::Borrowed(_)));
     }
 
     #[test]

@@ -56,7 +56,11 @@ impl<'a> Out<'a> {
     /// Replace `src[pos..end]` with `text`, and move to `end`.
     #[inline]
     pub(crate) fn emit(&mut self, end: usize, text: &str) {
-        if self.buf.is_none() && &self.src[self.pos..end] == text {
+        if self.buf.is_none() && {
+            let here = &self.src[self.pos..end];
+            // Same place in the source (the usual case): no compare needed.
+            (here.as_ptr() == text.as_ptr() && here.len() == text.len()) || here == text
+        } {
             self.pos = end;
             return;
         }

@@ -1,0 +1,526 @@
+//! Protocol-rung rules learned from redirect evidence
+//! (draft-ietf-iri-3987bis §5.3.4).
+//!
+//! §5.3.4: "if they observe that an IRI such as `http://example.com/data`
+//! redirects to an IRI differing only in the trailing slash
+//! `http://example.com/data/` they will likely regard the two as equivalent
+//! in the future. This kind of technique is only appropriate when
+//! equivalence is clearly indicated by both the result of accessing the
+//! resources and the common conventions of their scheme's dereference
+//! algorithm."
+//!
+//! Input: a CSV of `from,to` redirects (a header row `from,to` is optional).
+//! Each pair is put in scheme-rung keys (fragments dropped) and the
+//! difference classified as one [`Change`]; anything that differs in more
+//! than one way is [`Change::Other`] and ignored (but counted).
+//!
+//! A rule is learned for a host (host and port as in the key) when at least
+//! `min_evidence` observations (default [`MIN_EVIDENCE`]) of one change and
+//! path kind agree and **no** observation on that host contradicts it (the
+//! opposite direction in the same family: slash added vs removed, `www.`
+//! added vs removed, index added vs removed or a different index name,
+//! https upgrade vs downgrade). Contradicted hosts are set aside and
+//! reported. A learned rule maps both spellings to one key (the redirect
+//! *target* spelling), for that host only, and for slash rules only for the
+//! kind of last path segment that was observed (with or without a `.`).
+//!
+//! ```
+//! use irinorm::learn::Learned;
+//! let csv = "from,to\nhttp://a.example/x,http://a.example/x/\n\
+//!            http://a.example/y,http://a.example/y/\nhttp://a.example/z,http://a.example/z/\n";
+//! let l = Learned::from_csv(csv.as_bytes()).unwrap();
+//! assert_eq!(l.rules().count(), 1);
+//! ```
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::io::Read;
+
+use crate::iri::{parse, HostKind};
+use crate::ladder::protocol::{Parts, INDEX_NAMES};
+use crate::ladder::{key, Level};
+
+/// Default number of agreeing observations needed to learn a rule.
+pub const MIN_EVIDENCE: usize = 3;
+
+/// How a redirect's target differs from its source (scheme-rung keys).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Change {
+    /// `/data` → `/data/`
+    SlashAdded,
+    /// `/data/` → `/data`
+    SlashRemoved,
+    /// `h.example` → `www.h.example`
+    WwwAdded,
+    /// `www.h.example` → `h.example`
+    WwwRemoved,
+    /// `http:` → `https:`, everything else equal (no explicit port).
+    HttpsUpgrade,
+    /// `https:` → `http:`; never learned, only contradicts an upgrade.
+    HttpsDowngrade,
+    /// `/d/` → `/d/index.html`
+    IndexAdded,
+    /// `/d/index.html` → `/d/`
+    IndexRemoved,
+    /// Anything else (several differences, no difference, unparsable).
+    Other,
+}
+
+impl Change {
+    pub fn name(self) -> &'static str {
+        match self {
+            Change::SlashAdded => "slash-added",
+            Change::SlashRemoved => "slash-removed",
+            Change::WwwAdded => "www-added",
+            Change::WwwRemoved => "www-removed",
+            Change::HttpsUpgrade => "https-upgrade",
+            Change::HttpsDowngrade => "https-downgrade",
+            Change::IndexAdded => "index-added",
+            Change::IndexRemoved => "index-removed",
+            Change::Other => "other",
+        }
+    }
+
+    /// Changes of one family contradict each other.
+    fn family(self) -> u8 {
+        match self {
+            Change::SlashAdded | Change::SlashRemoved => 0,
+            Change::WwwAdded | Change::WwwRemoved => 1,
+            Change::HttpsUpgrade | Change::HttpsDowngrade => 2,
+            Change::IndexAdded | Change::IndexRemoved => 3,
+            Change::Other => 4,
+        }
+    }
+}
+
+impl fmt::Display for Change {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Which paths a learned rule covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum PathKind {
+    /// Every path (host and scheme rules).
+    Any,
+    /// Last segment (before a trailing slash, for slash-removed) has no `.`.
+    NoExtension,
+    /// Last segment has a `.`.
+    Extension,
+    /// The directory index of this name (one of [`INDEX_NAMES`]).
+    Index(&'static str),
+}
+
+impl fmt::Display for PathKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PathKind::Any => f.write_str("any"),
+            PathKind::NoExtension => f.write_str("no-extension"),
+            PathKind::Extension => f.write_str("extension"),
+            PathKind::Index(n) => write!(f, "index:{n}"),
+        }
+    }
+}
+
+/// One learned rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LearnedRule {
+    /// Host (and `:port` if any) as in the scheme-rung key.
+    pub host: String,
+    pub change: Change,
+    pub path_kind: PathKind,
+    /// Agreeing observations.
+    pub support: usize,
+}
+
+/// A host whose observations disagree, with every observation of the family.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Contradiction {
+    pub host: String,
+    pub observations: Vec<(Change, PathKind, usize)>,
+}
+
+/// Rules learned from a redirect log; apply with
+/// [`ProtocolRules::new`](crate::ladder::protocol::ProtocolRules::new).
+#[derive(Debug, Clone, Default)]
+pub struct Learned {
+    by_host: HashMap<String, Vec<LearnedRule>>,
+    contradictions: Vec<Contradiction>,
+    counts: BTreeMap<Change, usize>,
+    rows: usize,
+}
+
+fn segment_kind(seg: &str) -> PathKind {
+    if seg.contains('.') {
+        PathKind::Extension
+    } else {
+        PathKind::NoExtension
+    }
+}
+
+fn host_port(p: &Parts<'_>) -> String {
+    format!("{}{}", p.host, p.port)
+}
+
+/// Classify the redirect `from` → `to` (any spellings; compared as
+/// scheme-rung keys without fragments). Returns the change, the path kind
+/// and the host (with port) the change belongs to.
+pub fn classify(from: &str, to: &str) -> (Change, PathKind, String) {
+    let other = (Change::Other, PathKind::Any, String::new());
+    let (Ok(f), Ok(t)) = (
+        key(from.trim(), Level::Scheme),
+        key(to.trim(), Level::Scheme),
+    ) else {
+        return other;
+    };
+    let (Ok(fr), Ok(tr)) = (parse(&f), parse(&t)) else {
+        return other;
+    };
+    let (mut fp, mut tp) = (Parts::of(&fr), Parts::of(&tr));
+    fp.fragment = None;
+    tp.fragment = None;
+    if !fp.has_authority || !tp.has_authority || fp.userinfo != tp.userinfo {
+        return other;
+    }
+    let host = host_port(&fp);
+    let same_path = fp.path == tp.path && fp.query == tp.query;
+    let same_auth = fp.host == tp.host && fp.port == tp.port;
+    if fp.scheme != tp.scheme {
+        if same_auth && same_path && fp.port.is_empty() {
+            match (&*fp.scheme, &*tp.scheme) {
+                ("http", "https") => return (Change::HttpsUpgrade, PathKind::Any, host),
+                ("https", "http") => return (Change::HttpsDowngrade, PathKind::Any, host),
+                _ => {}
+            }
+        }
+        return other;
+    }
+    if !same_auth {
+        if same_path && fp.port == tp.port && fp.host_kind == Some(HostKind::RegName) {
+            if tp.host.strip_prefix("www.") == Some(&*fp.host) && !fp.host.starts_with("www.") {
+                return (Change::WwwAdded, PathKind::Any, host);
+            }
+            if fp.host.strip_prefix("www.") == Some(&*tp.host) {
+                return (Change::WwwRemoved, PathKind::Any, host);
+            }
+        }
+        return other;
+    }
+    if fp.query != tp.query || !fp.path.starts_with('/') {
+        return other;
+    }
+    let (fpath, tpath) = (&*fp.path, &*tp.path);
+    if let Some(added) = tpath.strip_prefix(fpath) {
+        if added == "/" && !fpath.ends_with('/') {
+            let seg = &fpath[fpath.rfind('/').map_or(0, |i| i + 1)..];
+            return (Change::SlashAdded, segment_kind(seg), host);
+        }
+        if fpath.ends_with('/') {
+            if let Some(n) = INDEX_NAMES.iter().find(|n| **n == added) {
+                return (Change::IndexAdded, PathKind::Index(n), host);
+            }
+        }
+    }
+    if let Some(removed) = fpath.strip_prefix(tpath) {
+        if removed == "/" && !tpath.ends_with('/') {
+            let seg = &tpath[tpath.rfind('/').map_or(0, |i| i + 1)..];
+            return (Change::SlashRemoved, segment_kind(seg), host);
+        }
+        if tpath.ends_with('/') {
+            if let Some(n) = INDEX_NAMES.iter().find(|n| **n == removed) {
+                return (Change::IndexRemoved, PathKind::Index(n), host);
+            }
+        }
+    }
+    other
+}
+
+impl Learned {
+    /// Learn from a `from,to` CSV with [`MIN_EVIDENCE`].
+    pub fn from_csv<R: Read>(r: R) -> Result<Learned, String> {
+        Learned::from_csv_with(r, MIN_EVIDENCE)
+    }
+
+    /// Learn from a `from,to` CSV; a rule needs `min_evidence` (at least 1)
+    /// agreeing observations.
+    pub fn from_csv_with<R: Read>(r: R, min_evidence: usize) -> Result<Learned, String> {
+        let mut rdr = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .flexible(true)
+            .from_reader(r);
+        let mut pairs = Vec::new();
+        for (i, rec) in rdr.records().enumerate() {
+            let rec = rec.map_err(|e| format!("redirect CSV: {e}"))?;
+            let (Some(from), Some(to)) = (rec.get(0), rec.get(1)) else {
+                return Err(format!(
+                    "redirect CSV: record {} has {} field(s), want 2 (from,to)",
+                    i + 1,
+                    rec.len()
+                ));
+            };
+            if i == 0 && from.trim() == "from" && to.trim() == "to" {
+                continue;
+            }
+            pairs.push((from.to_owned(), to.to_owned()));
+        }
+        Ok(Learned::from_pairs(
+            pairs.iter().map(|(a, b)| (a.as_str(), b.as_str())),
+            min_evidence,
+        ))
+    }
+
+    /// Learn from `(from, to)` pairs.
+    pub fn from_pairs<'s>(
+        pairs: impl IntoIterator<Item = (&'s str, &'s str)>,
+        min_evidence: usize,
+    ) -> Learned {
+        let min_evidence = min_evidence.max(1);
+        let mut learned = Learned::default();
+        // host → family → (change, kind) → count
+        type Obs = BTreeMap<(Change, PathKind), usize>;
+        let mut obs: BTreeMap<String, BTreeMap<u8, Obs>> = BTreeMap::new();
+        for (from, to) in pairs {
+            learned.rows += 1;
+            let (change, kind, host) = classify(from, to);
+            *learned.counts.entry(change).or_default() += 1;
+            if change != Change::Other {
+                *obs.entry(host)
+                    .or_default()
+                    .entry(change.family())
+                    .or_default()
+                    .entry((change, kind))
+                    .or_default() += 1;
+            }
+        }
+        let mut rules: BTreeMap<String, Vec<LearnedRule>> = BTreeMap::new();
+        for (host, families) in obs {
+            for (_, seen) in families {
+                let changes: Vec<Change> = seen.keys().map(|(c, _)| *c).collect();
+                let indexes_added = seen
+                    .keys()
+                    .filter(|(c, _)| *c == Change::IndexAdded)
+                    .count();
+                if changes.iter().any(|c| *c != changes[0]) || indexes_added > 1 {
+                    learned.contradictions.push(Contradiction {
+                        host: host.clone(),
+                        observations: seen.iter().map(|((c, k), n)| (*c, *k, *n)).collect(),
+                    });
+                    continue;
+                }
+                for ((change, path_kind), support) in seen {
+                    if support >= min_evidence && change != Change::HttpsDowngrade {
+                        rules.entry(host.clone()).or_default().push(LearnedRule {
+                            host: host.clone(),
+                            change,
+                            path_kind,
+                            support,
+                        });
+                    }
+                }
+            }
+        }
+        // Cross-rule conflicts that would make keys depend on the order of
+        // application: `www.` added on h and removed on www.h (a cycle), and
+        // an index added on a host that also has a slash rule.
+        let has = |rules: &BTreeMap<String, Vec<LearnedRule>>, h: &str, c: Change| {
+            rules
+                .get(h)
+                .is_some_and(|v| v.iter().any(|r| r.change == c))
+        };
+        let mut drop: Vec<(String, Change)> = Vec::new();
+        for h in rules.keys() {
+            if has(&rules, h, Change::WwwAdded)
+                && has(&rules, &format!("www.{h}"), Change::WwwRemoved)
+            {
+                drop.push((h.clone(), Change::WwwAdded));
+                drop.push((format!("www.{h}"), Change::WwwRemoved));
+            }
+            if has(&rules, h, Change::IndexAdded)
+                && (has(&rules, h, Change::SlashAdded) || has(&rules, h, Change::SlashRemoved))
+            {
+                drop.push((h.clone(), Change::IndexAdded));
+                drop.push((h.clone(), Change::SlashAdded));
+                drop.push((h.clone(), Change::SlashRemoved));
+            }
+        }
+        for (h, c) in drop {
+            if let Some(v) = rules.get_mut(&h) {
+                let (gone, kept): (Vec<_>, Vec<_>) = v.drain(..).partition(|r| r.change == c);
+                *v = kept;
+                if !gone.is_empty() {
+                    learned.contradictions.push(Contradiction {
+                        host: h.clone(),
+                        observations: gone
+                            .iter()
+                            .map(|r| (r.change, r.path_kind, r.support))
+                            .collect(),
+                    });
+                }
+            }
+        }
+        learned.by_host = rules.into_iter().filter(|(_, v)| !v.is_empty()).collect();
+        learned
+    }
+
+    /// The learned rules, sorted by host.
+    pub fn rules(&self) -> impl Iterator<Item = LearnedRule> + '_ {
+        let mut hosts: Vec<&String> = self.by_host.keys().collect();
+        hosts.sort();
+        hosts
+            .into_iter()
+            .flat_map(move |h| self.by_host[h].iter().cloned())
+    }
+
+    /// Hosts set aside because their observations disagree.
+    pub fn contradictions(&self) -> &[Contradiction] {
+        &self.contradictions
+    }
+
+    /// Observations per change (including [`Change::Other`]).
+    pub fn counts(&self) -> &BTreeMap<Change, usize> {
+        &self.counts
+    }
+
+    /// Redirect pairs read.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    fn find(&self, host: &str, change: Change) -> Option<&LearnedRule> {
+        self.by_host.get(host)?.iter().find(|r| r.change == change)
+    }
+
+    fn find_kind(&self, host: &str, change: Change, kind: PathKind) -> bool {
+        self.by_host
+            .get(host)
+            .is_some_and(|v| v.iter().any(|r| r.change == change && r.path_kind == kind))
+    }
+
+    /// Apply the learned rules to the parts of a key; `true` if changed.
+    /// Order: scheme (https), host (`www.`), then the path rules of the
+    /// resulting host: index, then slash.
+    pub(crate) fn apply(&self, p: &mut Parts<'_>) -> bool {
+        if self.by_host.is_empty() || !p.has_authority {
+            return false;
+        }
+        let mut changed = false;
+        if p.scheme == "http"
+            && p.port.is_empty()
+            && self.find(&host_port(p), Change::HttpsUpgrade).is_some()
+        {
+            p.scheme = "https".into();
+            changed = true;
+        }
+        if p.host_kind == Some(HostKind::RegName) {
+            if !p.host.starts_with("www.") && self.find(&host_port(p), Change::WwwAdded).is_some() {
+                p.host = format!("www.{}", p.host).into();
+                changed = true;
+            }
+            // `www.` removal may chain (www.www.h → www.h → h); run it out.
+            while self.find(&host_port(p), Change::WwwRemoved).is_some() {
+                match p.host.strip_prefix("www.") {
+                    Some(rest) if !rest.is_empty() => {
+                        p.host = rest.to_owned().into();
+                        changed = true;
+                    }
+                    _ => break,
+                }
+            }
+        }
+        let host = host_port(p);
+        let Some(rules) = self.by_host.get(&host) else {
+            return changed;
+        };
+        if !p.path.starts_with('/') {
+            return changed;
+        }
+        for r in rules {
+            if let (Change::IndexRemoved, PathKind::Index(n)) = (r.change, r.path_kind) {
+                if let Some(dir) = p.path.strip_suffix(n) {
+                    if dir.ends_with('/') {
+                        p.path = dir.to_owned().into();
+                        changed = true;
+                        break;
+                    }
+                }
+            }
+        }
+        for r in rules {
+            if let (Change::IndexAdded, PathKind::Index(n)) = (r.change, r.path_kind) {
+                if p.path.ends_with('/') {
+                    p.path = format!("{}{n}", p.path).into();
+                    changed = true;
+                }
+            }
+        }
+        let path = &*p.path;
+        if let Some(dir) = path.strip_suffix('/') {
+            let seg = &dir[dir.rfind('/').map_or(0, |i| i + 1)..];
+            if !seg.is_empty() && self.find_kind(&host, Change::SlashRemoved, segment_kind(seg)) {
+                p.path = dir.to_owned().into();
+                changed = true;
+            }
+        } else {
+            let seg = &path[path.rfind('/').map_or(0, |i| i + 1)..];
+            if !seg.is_empty() && self.find_kind(&host, Change::SlashAdded, segment_kind(seg)) {
+                p.path = format!("{path}/").into();
+                changed = true;
+            }
+        }
+        changed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classification() {
+        let c = |a, b| {
+            let (c, k, _) = classify(a, b);
+            (c, k)
+        };
+        assert_eq!(
+            c("http://h/a", "http://h/a/"),
+            (Change::SlashAdded, PathKind::NoExtension)
+        );
+        assert_eq!(
+            c("http://h/a.b/", "http://h/a.b"),
+            (Change::SlashRemoved, PathKind::Extension)
+        );
+        assert_eq!(
+            c("http://h/", "http://www.h/"),
+            (Change::WwwAdded, PathKind::Any)
+        );
+        assert_eq!(
+            c("http://www.h/", "HTTP://h"),
+            (Change::WwwRemoved, PathKind::Any)
+        );
+        assert_eq!(
+            c("http://h/x", "https://h/x"),
+            (Change::HttpsUpgrade, PathKind::Any)
+        );
+        assert_eq!(
+            c("http://h/d/", "http://h/d/index.html"),
+            (Change::IndexAdded, PathKind::Index("index.html"))
+        );
+        assert_eq!(
+            c("http://h/d/index.php", "http://h/d/"),
+            (Change::IndexRemoved, PathKind::Index("index.php"))
+        );
+        assert_eq!(c("http://h/a", "https://h/a/").0, Change::Other);
+        assert_eq!(c("http://h/a", "http://h/a").0, Change::Other);
+        assert_eq!(c("not a url", "http://h/").0, Change::Other);
+        assert_eq!(c("http://h/a?x", "http://h/a/?y").0, Change::Other);
+    }
+
+    #[test]
+    fn bad_csv_is_an_error_not_a_panic() {
+        assert!(Learned::from_csv("only-one-field\n".as_bytes()).is_err());
+        let l = Learned::from_csv("\u{0}\u{1},\u{2}\n,\n".as_bytes()).unwrap();
+        assert_eq!(l.rules().count(), 0);
+        assert_eq!(l.counts()[&Change::Other], 2);
+    }
+}
