@@ -240,8 +240,11 @@ impl<'a> Dedup<'a> {
         let shards: Vec<Vec<Row>> = (0..SHARDS)
             .into_par_iter()
             .map(|s| {
-                let mut rows: Vec<Row> = Vec::new();
-                let mut table: HashTable<u32> = HashTable::new();
+                // Rows with their key bytes at hand, and a table holding the
+                // hash next to the row index: probing touches neither the
+                // chunk entries nor other chunks' memory until hashes match.
+                let mut rows: Vec<(Row, &[u8])> = Vec::new();
+                let mut table: HashTable<(u64, u32)> = HashTable::new();
                 for (c, res) in self.results.iter().enumerate() {
                     let data = self.data(c as u32);
                     let ids =
@@ -249,28 +252,28 @@ impl<'a> Dedup<'a> {
                     for &i in ids {
                         let e = &res.entries[i as usize];
                         let k = res.key(e, data);
-                        let found = table.find(e.hash, |&r| {
-                            let r = &rows[r as usize];
-                            self.entry(r).hash == e.hash && self.row_key(r) == k
-                        });
+                        let found =
+                            table.find(e.hash, |&(h, r)| h == e.hash && rows[r as usize].1 == k);
                         match found {
-                            Some(&r) => rows[r as usize].count += u64::from(e.count),
+                            Some(&(_, r)) => rows[r as usize].0.count += u64::from(e.count),
                             None => {
                                 let n = rows.len() as u32;
-                                rows.push(Row {
-                                    order: (c as u64) << 32 | u64::from(e.line),
-                                    chunk: c as u32,
-                                    idx: i,
-                                    count: u64::from(e.count),
-                                });
-                                table.insert_unique(e.hash, n, |&r| {
-                                    self.entry(&rows[r as usize]).hash
-                                });
+                                rows.push((
+                                    Row {
+                                        order: (c as u64) << 32 | u64::from(e.line),
+                                        chunk: c as u32,
+                                        idx: i,
+                                        count: u64::from(e.count),
+                                    },
+                                    k,
+                                ));
+                                table.insert_unique(e.hash, (e.hash, n), |&(h, _)| h);
                             }
                         }
                     }
                 }
-                rows
+                drop(table);
+                rows.into_iter().map(|(r, _)| r).collect::<Vec<Row>>()
             })
             .collect();
         let mut rows = Vec::with_capacity(shards.iter().map(Vec::len).sum());
