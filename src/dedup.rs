@@ -179,13 +179,14 @@ impl<'a> Dedup<'a> {
         }
         let results: Vec<ChunkResult> = chunks
             .par_iter()
-            .map(|m| {
+            .map_init(Scratch::default, |scratch, m| {
                 let r = process_chunk(
                     sources[m.file as usize].data,
                     m.range.clone(),
                     cfg,
                     key,
                     &hasher,
+                    scratch,
                 );
                 if let Some(pb) = progress {
                     pb.inc(m.range.len() as u64);
@@ -353,12 +354,21 @@ impl<'a> Dedup<'a> {
     }
 }
 
+/// Per-worker buffers reused from chunk to chunk (no big allocation, and
+/// no fresh page faults, per chunk).
+#[derive(Default)]
+struct Scratch {
+    table: HashTable<u32>,
+    entries: Vec<Entry>,
+}
+
 fn process_chunk<K>(
     data: &[u8],
     range: Range<usize>,
     cfg: &Config,
     key: &K,
     hasher: &foldhash::fast::RandomState,
+    scratch: &mut Scratch,
 ) -> ChunkResult
 where
     K: for<'k> Fn(&'k str) -> crate::Result<Cow<'k, str>> + Sync,
@@ -368,9 +378,10 @@ where
     let base = range.start;
     let bytes = &data[range];
     let chunk_addr = bytes.as_ptr() as usize;
-    let guess = bytes.len() / 128;
-    let mut table: HashTable<u32> = HashTable::with_capacity(guess);
-    let mut entries: Vec<Entry> = Vec::with_capacity(guess);
+    let table = &mut scratch.table;
+    let entries = &mut scratch.entries;
+    table.clear();
+    entries.clear();
     let mut arena: Vec<u8> = Vec::new();
     let mut rejects = Vec::new();
     let mut stats = Stats {
@@ -453,6 +464,8 @@ where
             });
         }
     });
+    // An exact-size copy; the scratch keeps its capacity for the next chunk.
+    let entries = entries.clone();
     // Group entry indices by shard (counting sort).
     let mut shard_start = vec![0u32; SHARDS + 1];
     for e in &entries {
@@ -468,7 +481,6 @@ where
         by_shard[fill[s] as usize] = i as u32;
         fill[s] += 1;
     }
-    entries.shrink_to_fit();
     arena.shrink_to_fit();
     ChunkResult {
         base,
