@@ -11,7 +11,8 @@
 #   sort -u (t1)   LC_ALL=C sort -u --parallel=1   (byte-exact dedup, 1 thread)
 #   sort -u        LC_ALL=C sort -u                (GNU sort's default threads)
 #   irinorm t1/t2  target/release/irinorm dedup --threads N FILE -o OUT
-#                  (only if the binary exists and `irinorm dedup --help` succeeds;
+#                  (only if the binary exists, `irinorm dedup --help` lists --threads
+#                  and a 2-line probe run writes its -o file;
 #                  build it with `cargo build --release`)
 # Note that sort -u merges byte-identical lines only, irinorm merges lines
 # with equal keys (scheme rung): irinorm does strictly more work.
@@ -31,18 +32,27 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 bytes=$(wc -c <"$corpus")
-lines=$(wc -l <"$corpus")
+lines=$(grep -c '' "$corpus") # counts an unterminated last line too
 names=()
 cmds=()
 names+=("sort -u (t1)"); cmds+=("LC_ALL=C sort -u --parallel=1 '$corpus' -o '$tmp/sort1.txt'")
 names+=("sort -u (default threads)"); cmds+=("LC_ALL=C sort -u '$corpus' -o '$tmp/sort.txt'")
-if [ -x "$bin" ] && "$bin" dedup --help >/dev/null 2>&1; then
+# A working dedup: `dedup --help` succeeds and documents --threads (the crate
+# skeleton's main() ignores its arguments and exits 0, so the status alone
+# proves nothing), and a tiny probe run writes its output file.
+probe_ok() {
+    "$bin" dedup --help 2>&1 | grep -q -- --threads || return 1
+    printf 'http://a.example/\nHTTP://A.example:80/\n' >"$tmp/probe.txt"
+    "$bin" dedup --threads 1 "$tmp/probe.txt" -o "$tmp/probe.csv" >/dev/null 2>&1 &&
+        [ -s "$tmp/probe.csv" ]
+}
+if [ -x "$bin" ] && probe_ok; then
     for t in 1 2; do
         names+=("irinorm dedup t$t")
         cmds+=("'$bin' dedup --threads $t '$corpus' -o '$tmp/irinorm$t.csv'")
     done
 else
-    echo "[bench_e2e] $bin missing or without a working 'dedup' subcommand: irinorm rows skipped" >&2
+    echo "[bench_e2e] $bin missing or without a working 'dedup --threads N FILE -o OUT' : irinorm rows skipped" >&2
 fi
 
 median_wall() { # command -> median wall seconds
