@@ -37,3 +37,9 @@ pub use ladder::{
     equivalent, key, lowest_equal_level, Form, Level, Normalizer, Options, ProtocolRung,
 };
 pub use resolve::resolve;
+
+pub mod cli;
+pub mod dedup;
+pub mod input;
+pub mod output;
+pub mod pipeline;

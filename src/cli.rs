@@ -1,0 +1,324 @@
+//! The command line: flags (clap derive) and the one error type of the CLI.
+//!
+//! Only declarations live here; [`crate::pipeline::run`] executes a parsed
+//! [`Cli`]. Every flag has help text, and each subcommand's `--help` ends
+//! with examples. The contract (column names, exit codes) is documented on
+//! the flags themselves so that `--help` is the manual.
+
+use std::fmt;
+use std::io;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Normalize IRIs/URLs along the IRI comparison ladder and deduplicate huge
+/// URL lists.
+#[derive(Debug, Parser)]
+#[command(
+    name = "irinorm",
+    version,
+    about,
+    after_help = "Examples:\n  \
+        irinorm dedup urls.txt -o unique.csv\n  \
+        irinorm normalize --level syntax < access-urls.txt\n  \
+        irinorm convert --to iri urls.txt\n  \
+        irinorm compare 'HTTP://Example.COM:80/a/./b' 'http://example.com/a/b'\n\n\
+        Exit status: 0 success, 1 rejected lines with --strict or `compare` not \
+        equivalent, 2 usage or I/O error."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Deduplicate IRI references by their key; write one CSV row per key.
+    ///
+    /// Output columns: canonical,count,first_file,first_line,example — the
+    /// key, how many lines share it, where it was first seen (file as given,
+    /// `-` for stdin; 1-based physical line) and that line as written
+    /// (without its line terminator). Rows are in order of first occurrence,
+    /// byte-identical whatever --threads and --chunk-size are.
+    #[command(after_help = "Examples:\n  \
+        irinorm dedup crawl-*.txt -o unique.csv --rejects bad.csv\n  \
+        zcat urls.gz | irinorm dedup --level syntax --sort canonical > unique.csv\n  \
+        irinorm dedup --base https://example.com/ links.txt --strict")]
+    Dedup(DedupArgs),
+
+    /// Print the key of every line, in input order (streaming, bounded
+    /// memory: works on endless stdin).
+    ///
+    /// `--format lines`: one key per line; a rejected or blank line gives an
+    /// empty line. `--format csv`: header line,input,output,error (line is
+    /// the 1-based line number within its input).
+    #[command(after_help = "Examples:\n  \
+        tail -f access.log | cut -d' ' -f7 | irinorm normalize --base https://example.com/\n  \
+        irinorm normalize --format csv --form iri urls.txt -o keys.csv")]
+    Normalize(NormalizeArgs),
+
+    /// Convert between IRI and URI form (no normalization; relative
+    /// references allowed), one output per input line.
+    #[command(after_help = "Examples:\n  \
+        irinorm convert --to uri iris.txt\n  \
+        echo 'http://xn--mnchen-3ya.de/%C3%BC' | irinorm convert --to iri")]
+    Convert(ConvertArgs),
+
+    /// Show the keys of two references at every rung of the ladder and the
+    /// lowest rung at which they are equal.
+    ///
+    /// Exit status 0 if they are equivalent at --level, 1 if not (or if
+    /// either is not a valid reference).
+    #[command(after_help = "Examples:\n  \
+        irinorm compare 'HTTP://Example.COM:80/a/./b' 'http://example.com/a/b'\n  \
+        irinorm compare --level syntax http://a/%7e http://a/~ && echo same")]
+    Compare(CompareArgs),
+}
+
+/// A rung of the comparison ladder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LevelArg {
+    /// Simple string comparison (3987bis §5.3.1).
+    String,
+    /// Syntax-based: case, percent-encoding, dot segments (§5.3.2).
+    Syntax,
+    /// Scheme-based: default ports, empty path, IDN (§5.3.3).
+    Scheme,
+    /// Protocol-based rules (§5.3.4).
+    Protocol,
+}
+
+impl From<LevelArg> for crate::ladder::Level {
+    fn from(l: LevelArg) -> Self {
+        match l {
+            LevelArg::String => crate::ladder::Level::String,
+            LevelArg::Syntax => crate::ladder::Level::Syntax,
+            LevelArg::Scheme => crate::ladder::Level::Scheme,
+            LevelArg::Protocol => crate::ladder::Level::Protocol,
+        }
+    }
+}
+
+/// How keys are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FormArg {
+    /// ASCII only, non-ASCII percent-encoded / punycode (§3.6).
+    Uri,
+    /// Non-ASCII shown as characters where safe (§3.7).
+    Iri,
+}
+
+impl From<FormArg> for crate::ladder::Form {
+    fn from(f: FormArg) -> Self {
+        match f {
+            FormArg::Uri => crate::ladder::Form::Uri,
+            FormArg::Iri => crate::ladder::Form::Iri,
+        }
+    }
+}
+
+/// Output ordering of `dedup`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SortArg {
+    /// Order of first occurrence (file order, then line order).
+    First,
+    /// By key, bytewise.
+    Canonical,
+}
+
+/// Output format of the streaming commands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    /// One output line per input line; empty for blank or rejected lines.
+    Lines,
+    /// CSV with header line,input,output,error.
+    Csv,
+}
+
+/// How keys are computed.
+#[derive(Debug, Clone, Args)]
+pub struct KeyArgs {
+    /// Rung of the comparison ladder.
+    #[arg(long, value_enum, default_value_t = LevelArg::Scheme)]
+    pub level: LevelArg,
+
+    /// Write keys as URIs or IRIs.
+    #[arg(long, value_enum, default_value_t = FormArg::Uri)]
+    pub form: FormArg,
+
+    /// Apply Unicode NFC to userinfo, path, query and fragment.
+    #[arg(long)]
+    pub nfc: bool,
+
+    /// Resolve relative references against this absolute IRI first (without
+    /// it, relative references are rejected).
+    #[arg(long, value_name = "IRI")]
+    pub base: Option<String>,
+}
+
+/// Inputs, outputs and execution (shared by dedup, normalize, convert).
+#[derive(Debug, Clone, Args)]
+pub struct RunArgs {
+    /// Input files, one IRI reference per line (LF or CRLF; a UTF-8 BOM is
+    /// ignored). `-` or none reads stdin. A line that is empty or only
+    /// spaces/tabs is blank: skipped and counted.
+    #[arg(value_name = "INPUT")]
+    pub inputs: Vec<PathBuf>,
+
+    /// Write the output here instead of stdout (a regular file is replaced
+    /// atomically, only when the run succeeds).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Write every rejected line as CSV file,line,input,error here. Without
+    /// it, rejected lines are counted and the first 5 shown on stderr. For a
+    /// non-UTF-8 line the input is written lossily (U+FFFD); for an
+    /// over-long line, its first 256 bytes followed by `...`.
+    #[arg(long, value_name = "FILE")]
+    pub rejects: Option<PathBuf>,
+
+    /// Exit with status 1 if any line was rejected.
+    #[arg(long)]
+    pub strict: bool,
+
+    /// Lines longer than this (without line terminator) are rejected.
+    #[arg(long, value_name = "BYTES", default_value_t = 65536,
+          value_parser = clap::value_parser!(u64).range(1..=(1u64 << 28)))]
+    pub max_line_bytes: u64,
+
+    /// Worker threads (default: all cores).
+    #[arg(short = 'j', long, value_name = "N")]
+    pub threads: Option<usize>,
+
+    /// Bytes per work unit; chunks are cut at line ends. Does not change
+    /// the output.
+    #[arg(long, value_name = "BYTES", default_value_t = 2 << 20,
+          value_parser = clap::value_parser!(u64).range(1..=(1u64 << 28)))]
+    pub chunk_size: u64,
+
+    /// No summary and no preview of rejected lines on stderr.
+    #[arg(short, long)]
+    pub quiet: bool,
+
+    /// Show a progress bar (default: when stderr is a terminal and the input
+    /// is larger than 64 MiB).
+    #[arg(long, overrides_with = "no_progress")]
+    pub progress: bool,
+
+    /// Never show a progress bar.
+    #[arg(long, overrides_with = "progress")]
+    pub no_progress: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct DedupArgs {
+    #[command(flatten)]
+    pub key: KeyArgs,
+
+    /// Row order.
+    #[arg(long, value_enum, default_value_t = SortArg::First)]
+    pub sort: SortArg,
+
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct NormalizeArgs {
+    #[command(flatten)]
+    pub key: KeyArgs,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = FormatArg::Lines)]
+    pub format: FormatArg,
+
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ConvertArgs {
+    /// Target form.
+    #[arg(long, value_enum)]
+    pub to: FormArg,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = FormatArg::Lines)]
+    pub format: FormatArg,
+
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct CompareArgs {
+    /// First IRI reference.
+    pub a: String,
+    /// Second IRI reference.
+    pub b: String,
+    /// Rung at which equivalence decides the exit status.
+    #[arg(long, value_enum, default_value_t = LevelArg::Scheme)]
+    pub level: LevelArg,
+}
+
+/// A usage or I/O error of the CLI: printed as `irinorm: {self}`, exit 2 —
+/// except a closed stdout ([`CliError::is_broken_pipe`]), which ends quietly.
+#[derive(Debug)]
+pub struct CliError {
+    msg: String,
+    broken_pipe: bool,
+}
+
+impl CliError {
+    pub fn msg(msg: impl Into<String>) -> Self {
+        CliError {
+            msg: msg.into(),
+            broken_pipe: false,
+        }
+    }
+
+    /// `{context}: {reason}`, the reason without the `(os error N)` suffix
+    /// (and whatever follows it).
+    pub fn io(context: String, e: &io::Error) -> Self {
+        let mut reason = e.to_string();
+        // std adds " (os error N)", tempfile also " at path ...".
+        if let Some(i) = reason.find(" (os error ") {
+            reason.truncate(i);
+        }
+        CliError {
+            msg: format!("{context}: {reason}"),
+            broken_pipe: e.kind() == io::ErrorKind::BrokenPipe,
+        }
+    }
+
+    /// The reader of our output went away (`irinorm … | head`).
+    pub fn is_broken_pipe(&self) -> bool {
+        self.broken_pipe
+    }
+}
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.msg)
+    }
+}
+
+impl std::error::Error for CliError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn io_errors_read_well() {
+        let e = io::Error::from_raw_os_error(2);
+        let e = CliError::io("cannot open x".into(), &e);
+        assert_eq!(e.to_string(), "cannot open x: No such file or directory");
+    }
+}

@@ -1,0 +1,234 @@
+//! Output layer: CSV encoding and where the bytes go.
+//!
+//! [`OutputFile`] is the one writer every command uses. Stdout, pipes and
+//! devices (`/dev/null`, FIFOs) are written directly. A path that is a regular
+//! file, or does not exist yet, is written *atomically*: into a temporary file
+//! in the same directory (`.irinorm-XXXXXX.tmp`), renamed over the target only
+//! by [`OutputFile::finish`]. A run that fails drops the temporary file, so it
+//! never leaves a partial CSV and never clobbers a good old one. (A run killed
+//! by a signal cannot clean up; it may leave the hidden `.tmp` file, but
+//! still never a partial file under the target name.)
+//!
+//! The CSV writer is hand-rolled ([`csv_field`]): RFC 4180 quoting only where
+//! needed (`,` `"` CR LF), which is what the hot path of `dedup` wants.
+
+use std::fs::OpenOptions;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use crate::cli::CliError;
+
+const BUF: usize = 1 << 20;
+
+enum Target {
+    Stdout,
+    Direct,
+    Atomic {
+        tmp: tempfile::TempPath,
+        path: PathBuf,
+    },
+}
+
+/// A buffered output: stdout, a direct file or an atomic file.
+pub struct OutputFile {
+    w: BufWriter<Box<dyn Write + Send>>,
+    target: Target,
+    name: String,
+}
+
+impl OutputFile {
+    /// Standard output.
+    pub fn stdout() -> Self {
+        OutputFile {
+            w: BufWriter::with_capacity(BUF, Box::new(io::stdout())),
+            target: Target::Stdout,
+            name: "standard output".to_owned(),
+        }
+    }
+
+    /// `None` or `-` is stdout; an existing non-regular file (device, FIFO)
+    /// is opened directly; a regular or new file is written atomically.
+    pub fn create(path: Option<&Path>) -> Result<Self, CliError> {
+        let path = match path {
+            None => return Ok(Self::stdout()),
+            Some(p) if p.as_os_str() == "-" => return Ok(Self::stdout()),
+            Some(p) => p,
+        };
+        let name = path.display().to_string();
+        let cannot = |e: &io::Error| CliError::io(format!("cannot create {name}"), e);
+        let existing = std::fs::metadata(path).ok();
+        if let Some(meta) = existing.as_ref().filter(|m| !m.is_file()) {
+            if meta.is_dir() {
+                return Err(CliError::msg(format!(
+                    "cannot create {name}: Is a directory"
+                )));
+            }
+            let f = OpenOptions::new()
+                .write(true)
+                .truncate(true)
+                .open(path)
+                .map_err(|e| cannot(&e))?;
+            return Ok(OutputFile {
+                w: BufWriter::with_capacity(BUF, Box::new(f)),
+                target: Target::Direct,
+                name,
+            });
+        }
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(".irinorm-").suffix(".tmp");
+        let perms = match &existing {
+            Some(m) => Some(m.permissions()),
+            None => default_permissions(),
+        };
+        if let Some(perms) = perms {
+            builder.permissions(perms);
+        }
+        let tmp = builder.tempfile_in(dir).map_err(|e| cannot(&e))?;
+        let (file, tmp) = tmp.into_parts();
+        Ok(OutputFile {
+            w: BufWriter::with_capacity(BUF, Box::new(file) as Box<dyn Write + Send>),
+            target: Target::Atomic {
+                tmp,
+                path: path.to_path_buf(),
+            },
+            name,
+        })
+    }
+
+    /// The name for error messages.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Write bytes; errors name the output (BrokenPipe stays recognisable).
+    pub fn write(&mut self, bytes: &[u8]) -> Result<(), CliError> {
+        let r = self.w.write_all(bytes);
+        r.map_err(|e| self.err(&e))
+    }
+
+    /// Flush to the OS (for streaming commands, after each batch).
+    pub fn flush(&mut self) -> Result<(), CliError> {
+        let r = self.w.flush();
+        r.map_err(|e| self.err(&e))
+    }
+
+    fn err(&self, e: &io::Error) -> CliError {
+        CliError::io(format!("cannot write {}", self.name), e)
+    }
+
+    /// Flush, and for an atomic output move it into place.
+    pub fn finish(mut self) -> Result<(), CliError> {
+        self.flush()?;
+        match self.target {
+            Target::Stdout | Target::Direct => Ok(()),
+            Target::Atomic { tmp, path } => {
+                drop(self.w);
+                tmp.persist(&path).map_err(|e| {
+                    CliError::io(format!("cannot create {}", path.display()), &e.error)
+                })
+            }
+        }
+    }
+}
+
+#[cfg(unix)]
+fn default_permissions() -> Option<std::fs::Permissions> {
+    use std::os::unix::fs::PermissionsExt;
+    // Like `File::create`: 0666 minus the umask (the kernel applies it).
+    Some(std::fs::Permissions::from_mode(0o666))
+}
+
+#[cfg(not(unix))]
+fn default_permissions() -> Option<std::fs::Permissions> {
+    None
+}
+
+/// Append one CSV field to `out`, quoted only when it contains `,` `"` CR or
+/// LF (RFC 4180).
+#[inline]
+pub fn csv_field(out: &mut Vec<u8>, field: &[u8]) {
+    let needs_quotes = memchr::memchr3(b',', b'"', b'\n', field).is_some()
+        || memchr::memchr(b'\r', field).is_some();
+    if !needs_quotes {
+        out.extend_from_slice(field);
+        return;
+    }
+    out.push(b'"');
+    for &b in field {
+        if b == b'"' {
+            out.push(b'"');
+        }
+        out.push(b);
+    }
+    out.push(b'"');
+}
+
+/// Append an integer field.
+#[inline]
+pub fn csv_u64(out: &mut Vec<u8>, n: u64) {
+    let d = digits(n);
+    out.extend_from_slice(&d.buf[d.start..]);
+}
+
+struct Digits {
+    buf: [u8; 20],
+    start: usize,
+}
+
+fn digits(mut n: u64) -> Digits {
+    let mut d = Digits {
+        buf: [0; 20],
+        start: 20,
+    };
+    loop {
+        d.start -= 1;
+        d.buf[d.start] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    d
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoting() {
+        let mut v = Vec::new();
+        csv_field(&mut v, b"plain");
+        v.push(b',');
+        csv_field(&mut v, b"a,b");
+        v.push(b',');
+        csv_field(&mut v, b"say \"hi\"\n");
+        v.push(b',');
+        csv_u64(&mut v, 0);
+        v.push(b',');
+        csv_u64(&mut v, 18446744073709551615);
+        assert_eq!(
+            v,
+            b"plain,\"a,b\",\"say \"\"hi\"\"\n\",0,18446744073709551615".to_vec()
+        );
+    }
+
+    #[test]
+    fn atomic_output_only_on_finish() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("out.csv");
+        let mut o = OutputFile::create(Some(&p)).unwrap();
+        o.write(b"x").unwrap();
+        drop(o);
+        assert!(!p.exists());
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+        let mut o = OutputFile::create(Some(&p)).unwrap();
+        o.write(b"y").unwrap();
+        o.finish().unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"y");
+    }
+}
