@@ -244,15 +244,8 @@ impl<'a> Dedup<'a> {
                 // Rows with their key bytes at hand, and a table holding the
                 // hash next to the row index: probing touches neither the
                 // chunk entries nor other chunks' memory until hashes match.
-                // Sized for the worst case (no key repeats across chunks):
-                // no rehashing while the table grows.
-                let bound: usize = self
-                    .results
-                    .iter()
-                    .map(|r| (r.shard_start[s + 1] - r.shard_start[s]) as usize)
-                    .sum();
-                let mut rows: Vec<(Row, &[u8])> = Vec::with_capacity(bound);
-                let mut table: HashTable<(u64, u32)> = HashTable::with_capacity(bound);
+                let mut rows: Vec<(Row, &[u8])> = Vec::new();
+                let mut table: HashTable<(u64, u32)> = HashTable::new();
                 for (c, res) in self.results.iter().enumerate() {
                     let data = self.data(c as u32);
                     let ids =
