@@ -157,6 +157,16 @@ pub struct Reject<'a> {
 
 impl<'a> Dedup<'a> {
     /// Dedup `sources` with `key`; runs on the current rayon pool.
+    ///
+    /// ```
+    /// use irinorm::dedup::{Config, Dedup, Source};
+    /// use irinorm::{Normalizer, Options};
+    /// let n = Normalizer::new(Options::default());
+    /// let sources = [Source { name: "-", data: b"HTTP://a.example:80/\nhttp://a.example/\n" }];
+    /// let cfg = Config { chunk_size: 2 << 20, max_line_bytes: 65536, keep_rejects: 5 };
+    /// let d = Dedup::run(&sources, &|s: &str| n.key(s), &cfg, None);
+    /// assert_eq!((d.unique(), d.stats().lines), (1, 2));
+    /// ```
     pub fn run<K>(
         sources: &'a [Source<'a>],
         key: &K,
