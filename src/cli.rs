@@ -73,6 +73,31 @@ pub enum Command {
         irinorm compare 'HTTP://Example.COM:80/a/./b' 'http://example.com/a/b'\n  \
         irinorm compare --level syntax http://a/%7e http://a/~ && echo same")]
     Compare(CompareArgs),
+
+    /// List the protocol rung's rules (3987bis §5.3.4) with what they do and
+    /// an example; `*` marks the rules on by default.
+    #[command(after_help = "Examples:\n  \
+        irinorm rules\n  \
+        irinorm dedup --level protocol --rules +sort-query,-session urls.txt")]
+    Rules,
+
+    /// Learn protocol-rung rules from a redirect log (CSV from,to) and print
+    /// them with their support, and the contradictions set aside.
+    #[command(after_help = "Examples:\n  \
+        irinorm learn --redirects crawl-redirects.csv\n  \
+        irinorm dedup --level protocol --redirects crawl-redirects.csv frontier.txt")]
+    Learn(LearnArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct LearnArgs {
+    /// CSV of observed redirects: from,to (a header row is optional).
+    #[arg(long, value_name = "FILE")]
+    pub redirects: PathBuf,
+
+    /// Agreeing observations needed before a rule is learned for a host.
+    #[arg(long, value_name = "N", default_value_t = crate::learn::MIN_EVIDENCE)]
+    pub min_evidence: usize,
 }
 
 /// A rung of the comparison ladder.
@@ -106,6 +131,10 @@ pub enum FormArg {
     Uri,
     /// Non-ASCII shown as characters where safe (§3.7).
     Iri,
+    /// SURT, the sort-friendly form web archives index by:
+    /// `com,example)/path?query` (the scheme is not written; `dedup` still
+    /// groups by the URI-form key, so http and https never merge).
+    Surt,
 }
 
 impl From<FormArg> for crate::ladder::Form {
@@ -113,6 +142,7 @@ impl From<FormArg> for crate::ladder::Form {
         match f {
             FormArg::Uri => crate::ladder::Form::Uri,
             FormArg::Iri => crate::ladder::Form::Iri,
+            FormArg::Surt => crate::ladder::Form::Surt,
         }
     }
 }
@@ -124,6 +154,9 @@ pub enum SortArg {
     First,
     /// By key, bytewise.
     Canonical,
+    /// By SURT (groups a link index by site); the canonical column is
+    /// still written in --form.
+    Surt,
 }
 
 /// Output format of the streaming commands.
@@ -154,6 +187,21 @@ pub struct KeyArgs {
     /// it, relative references are rejected).
     #[arg(long, value_name = "IRI")]
     pub base: Option<String>,
+
+    /// Protocol-rung rules (needs --level protocol): comma-separated;
+    /// `name` items replace the defaults, `+name`/`-name` adjust them. See
+    /// `irinorm rules`.
+    #[arg(long, value_name = "LIST")]
+    pub rules: Option<String>,
+
+    /// Learn protocol-rung rules from observed redirects (CSV from,to;
+    /// needs --level protocol). See `irinorm learn`.
+    #[arg(long, value_name = "FILE")]
+    pub redirects: Option<PathBuf>,
+
+    /// With --redirects: agreeing observations needed per host.
+    #[arg(long, value_name = "N", default_value_t = crate::learn::MIN_EVIDENCE)]
+    pub min_evidence: usize,
 }
 
 /// Inputs, outputs and execution (shared by dedup, normalize, convert).

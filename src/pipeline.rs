@@ -17,12 +17,15 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 
 use crate::cli::{
-    Cli, CliError, Command, CompareArgs, FormArg, FormatArg, KeyArgs, RunArgs, SortArg,
+    Cli, CliError, Command, CompareArgs, FormArg, FormatArg, KeyArgs, LearnArgs, RunArgs, SortArg,
 };
 use crate::dedup;
 use crate::input::{self, BatchReader, Spec};
+use crate::ladder::protocol::{ProtocolRules, Rules};
+use crate::learn::Learned;
 use crate::output::{csv_field, csv_u64, OutputFile};
 use crate::{Level, Normalizer, Options};
+use std::sync::Arc;
 
 /// How many rejected lines are shown on stderr without `--rejects`.
 pub const PREVIEW: usize = 5;
@@ -264,17 +267,104 @@ fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool, CliError> {
 }
 
 fn normalizer(k: &KeyArgs) -> Result<Normalizer, CliError> {
-    let n = Normalizer::new(Options {
-        level: k.level.into(),
+    let level: Level = k.level.into();
+    if level != Level::Protocol && (k.rules.is_some() || k.redirects.is_some()) {
+        return Err(CliError::msg(
+            "--rules and --redirects need --level protocol",
+        ));
+    }
+    let mut n = Normalizer::new(Options {
+        level,
         form: k.form.into(),
         nfc: k.nfc,
     });
+    if level == Level::Protocol {
+        let rules = match &k.rules {
+            Some(list) => Rules::parse_list(list)
+                .map_err(|e| CliError::msg(format!("invalid --rules {list}: {e}")))?,
+            None => Rules::DEFAULT,
+        };
+        let learned = match &k.redirects {
+            Some(path) => Some(learn_from(path, k.min_evidence)?),
+            None => None,
+        };
+        n = n.with_protocol(Arc::new(ProtocolRules::new(rules, learned)));
+    }
     match &k.base {
         Some(b) => n
             .with_base(b)
             .map_err(|e| CliError::msg(format!("invalid --base {b}: {e}"))),
         None => Ok(n),
     }
+}
+
+/// Read a redirect log (CSV from,to) and learn from it (3987bis §5.3.4).
+fn learn_from(path: &Path, min_evidence: usize) -> Result<Learned, CliError> {
+    let f = std::fs::File::open(path)
+        .map_err(|e| CliError::io(format!("cannot open {}", path.display()), &e))?;
+    Learned::from_csv_with(std::io::BufReader::new(f), min_evidence)
+        .map_err(|e| CliError::msg(format!("{}: {e}", path.display())))
+}
+
+/// `irinorm rules`: every rule, its description and an example.
+fn run_rules() -> Result<i32, CliError> {
+    let mut t =
+        String::from("rules of the protocol rung (* = on by default; --rules LIST to choose)\n\n");
+    for (name, desc, before, after, on) in Rules::describe() {
+        t.push_str(&format!(
+            "{} {name}\n    {desc}\n    {before}\n  → {after}\n\n",
+            if on { '*' } else { ' ' }
+        ));
+    }
+    write_stdout(t.as_bytes())
+}
+
+/// `irinorm learn`: the learned rules with their support, and the
+/// contradictions set aside.
+fn run_learn(a: &LearnArgs) -> Result<i32, CliError> {
+    let learned = learn_from(&a.redirects, a.min_evidence)?;
+    let mut t = format!(
+        "{} redirects read; rules need {} agreeing observations and no contradiction\n\n",
+        learned.rows(),
+        a.min_evidence
+    );
+    t.push_str("host,change,paths,support\n");
+    let mut rules: Vec<_> = learned.rules().collect();
+    rules.sort_by(|x, y| (&x.host, x.change.name()).cmp(&(&y.host, y.change.name())));
+    for r in &rules {
+        t.push_str(&format!(
+            "{},{},{},{}\n",
+            r.host,
+            r.change.name(),
+            r.path_kind,
+            r.support
+        ));
+    }
+    if !learned.contradictions().is_empty() {
+        t.push_str("\ncontradictions (set aside):\n");
+        for c in learned.contradictions() {
+            let obs: Vec<String> = c
+                .observations
+                .iter()
+                .map(|(ch, pk, n)| format!("{} {pk} ×{n}", ch.name()))
+                .collect();
+            t.push_str(&format!("{}: {}\n", c.host, obs.join("; ")));
+        }
+    }
+    t.push_str("\nobservations by kind:\n");
+    for (change, n) in learned.counts() {
+        t.push_str(&format!("{}: {n}\n", change.name()));
+    }
+    write_stdout(t.as_bytes())
+}
+
+/// Write to stdout; a closed stdout ends quietly.
+fn write_stdout(bytes: &[u8]) -> Result<i32, CliError> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(bytes)
+        .and_then(|()| out.flush())
+        .map_err(|e| CliError::io("cannot write to stdout".into(), &e))?;
+    Ok(0)
 }
 
 /// Execute a parsed command line; the exit status on success.
@@ -291,8 +381,13 @@ pub fn run(cli: Cli) -> Result<i32, CliError> {
         Command::Convert(a) => match a.to {
             FormArg::Uri => run_map(&a.run, a.format, crate::to_uri),
             FormArg::Iri => run_map(&a.run, a.format, crate::to_iri),
+            FormArg::Surt => Err(CliError::msg(
+                "convert --to surt is not a conversion; use normalize --form surt",
+            )),
         },
         Command::Compare(a) => run_compare(&a),
+        Command::Rules => run_rules(),
+        Command::Learn(a) => run_learn(&a),
     }
 }
 
