@@ -115,10 +115,9 @@ fn row_out(
             col + 1
         )));
     };
-    if field
-        .iter()
-        .all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
-    {
+    // With a base, the empty reference is meaningful (the base document).
+    let empty_ref = field.is_empty() && base_col.is_some();
+    if !empty_ref && field.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n')) {
         return RowOut::Blank;
     }
     if field.len() > max_line {
