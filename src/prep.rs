@@ -17,15 +17,17 @@ use crate::decode::{encode_query, Charset};
 use crate::preprocess::{split_spaces, Mode, Preprocessor, Repairs};
 
 thread_local! {
-    static REPAIRS: Cell<Repairs> = Cell::new(Repairs {
-        lines_changed: 0,
-        entities_decoded: 0,
-        trimmed: 0,
-        removed_tab_cr_lf: 0,
-        backslashes: 0,
-        pct_encoded_chars: 0,
-        lone_percent: 0,
-    });
+    static REPAIRS: Cell<Repairs> = const {
+        Cell::new(Repairs {
+            lines_changed: 0,
+            entities_decoded: 0,
+            trimmed: 0,
+            removed_tab_cr_lf: 0,
+            backslashes: 0,
+            pct_encoded_chars: 0,
+            lone_percent: 0,
+        })
+    };
 }
 
 /// Takes (and resets) the repairs counted on every thread of `pool`.

@@ -117,7 +117,11 @@ fn row_out(
     };
     // With a base, the empty reference is meaningful (the base document).
     let empty_ref = field.is_empty() && base_col.is_some();
-    if !empty_ref && field.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n')) {
+    if !empty_ref
+        && field
+            .iter()
+            .all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+    {
         return RowOut::Blank;
     }
     if field.len() > max_line {

@@ -99,21 +99,25 @@ fn legacy_charsets_equal_their_utf8_twins() {
     ] {
         let base = ["--base", "http://base.example/"];
         let twin = ok(
-            &[&["normalize"][..], &base, &[&data(&format!("{file}.utf8.txt"))]].concat(),
+            &[
+                &["normalize"][..],
+                &base,
+                &[&data(&format!("{file}.utf8.txt"))],
+            ]
+            .concat(),
             b"",
         )
         .0;
         let legacy = data(&format!("{file}.txt"));
-        let args = [
-            &["normalize", "--encoding", label][..],
-            &base,
-            &[&legacy],
-        ]
-        .concat();
+        let args = [&["normalize", "--encoding", label][..], &base, &[&legacy]].concat();
         assert_eq!(ok(&args, b"").0, twin, "{label}");
         // dedup too, and from stdin.
         let raw = std::fs::read(data(&format!("{file}.txt"))).unwrap();
-        let d = ok(&[&["dedup", "-q", "--encoding", label][..], &base].concat(), &raw).0;
+        let d = ok(
+            &[&["dedup", "-q", "--encoding", label][..], &base].concat(),
+            &raw,
+        )
+        .0;
         let t = ok(
             &[&["dedup", "-q"][..], &base].concat(),
             &std::fs::read(data(&format!("{file}.utf8.txt"))).unwrap(),
@@ -268,7 +272,14 @@ fn csv_quoted_fields_and_passthrough() {
     let tsv = "x\thttp://a/%7e\nx\t\"http://a/\tq\"\n";
     let t = write(dir.path(), "t.tsv", tsv.as_bytes());
     let (out, _) = ok(
-        &["normalize", "-q", "--no-header", "--column", "2", t.to_str().unwrap()],
+        &[
+            "normalize",
+            "-q",
+            "--no-header",
+            "--column",
+            "2",
+            t.to_str().unwrap(),
+        ],
         b"",
     );
     assert_eq!(
@@ -294,7 +305,17 @@ fn csv_base_column_identical_across_threads() {
     let f = write(dir.path(), "r.csv", small.as_bytes());
     let f = f.to_str().unwrap();
     let args = |t: &'static str, cmd: &'static str| {
-        vec![cmd, "-q", "--threads", t, "--base-column", "base", "--column", "relative", f]
+        vec![
+            cmd,
+            "-q",
+            "--threads",
+            t,
+            "--base-column",
+            "base",
+            "--column",
+            "relative",
+            f,
+        ]
     };
     for cmd in ["normalize", "dedup"] {
         let a = ok(&args("1", cmd), b"").0;
@@ -309,8 +330,16 @@ fn csv_base_column_identical_across_threads() {
         "http://108shopping.com/?fn=category&cid=41,module_product_detail.php?pid=1561,\
          http://108shopping.com/module_product_detail.php?pid=1561,"
     );
-    assert!(lines[40].starts_with("not a base,x,,invalid base: "), "{}", lines[40]);
-    assert!(lines[41].starts_with("rel/base,x,,invalid base: "), "{}", lines[41]);
+    assert!(
+        lines[40].starts_with("not a base,x,,invalid base: "),
+        "{}",
+        lines[40]
+    );
+    assert!(
+        lines[41].starts_with("rel/base,x,,invalid base: "),
+        "{}",
+        lines[41]
+    );
 }
 
 // ---------------------------------------------------------------------------
@@ -335,7 +364,7 @@ fn split(s: &str) -> Parts<'_> {
         Some(i) => (&s[..i], Some(&s[i + 1..])),
         None => (s, None),
     };
-    let (scheme, s) = match s.find(|c| c == ':' || c == '/') {
+    let (scheme, s) = match s.find([':', '/']) {
         Some(i) if i > 0 && s.as_bytes()[i] == b':' => (Some(&s[..i]), &s[i + 1..]),
         _ => (None, s),
     };
@@ -480,7 +509,10 @@ fn independent_resolver_agrees_with_rfc3986_examples() {
 /// resolution for every row whose resolution is ASCII.
 #[test]
 fn cc_10k_base_column_matches_independent_resolution() {
-    let path = format!("{}/data/relative_urls_cc_10k.csv", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/data/relative_urls_cc_10k.csv",
+        env!("CARGO_MANIFEST_DIR")
+    );
     let (out, err) = ok(
         &[
             "normalize",
@@ -514,7 +546,9 @@ fn cc_10k_base_column_matches_independent_resolution() {
         if key == want {
             matched += 1;
         } else {
-            diffs.push(format!("{base} + {rel}: irinorm {key} / independent {want}"));
+            diffs.push(format!(
+                "{base} + {rel}: irinorm {key} / independent {want}"
+            ));
         }
     }
     eprintln!(
