@@ -73,6 +73,31 @@ pub enum Command {
         irinorm compare 'HTTP://Example.COM:80/a/./b' 'http://example.com/a/b'\n  \
         irinorm compare --level syntax http://a/%7e http://a/~ && echo same")]
     Compare(CompareArgs),
+
+    /// List the protocol rung's rules (3987bis §5.3.4) with what they do and
+    /// an example; `*` marks the rules on by default.
+    #[command(after_help = "Examples:\n  \
+        irinorm rules\n  \
+        irinorm dedup --level protocol --rules +sort-query,-session urls.txt")]
+    Rules,
+
+    /// Learn protocol-rung rules from a redirect log (CSV from,to) and print
+    /// them with their support, and the contradictions set aside.
+    #[command(after_help = "Examples:\n  \
+        irinorm learn --redirects crawl-redirects.csv\n  \
+        irinorm dedup --level protocol --redirects crawl-redirects.csv frontier.txt")]
+    Learn(LearnArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct LearnArgs {
+    /// CSV of observed redirects: from,to (a header row is optional).
+    #[arg(long, value_name = "FILE")]
+    pub redirects: PathBuf,
+
+    /// Agreeing observations needed before a rule is learned for a host.
+    #[arg(long, value_name = "N", default_value_t = crate::learn::MIN_EVIDENCE)]
+    pub min_evidence: usize,
 }
 
 /// A rung of the comparison ladder.
@@ -106,6 +131,10 @@ pub enum FormArg {
     Uri,
     /// Non-ASCII shown as characters where safe (§3.7).
     Iri,
+    /// SURT, the sort-friendly form web archives index by:
+    /// `com,example)/path?query` (the scheme is not written; `dedup` still
+    /// groups by the URI-form key, so http and https never merge).
+    Surt,
 }
 
 impl From<FormArg> for crate::ladder::Form {
@@ -113,6 +142,7 @@ impl From<FormArg> for crate::ladder::Form {
         match f {
             FormArg::Uri => crate::ladder::Form::Uri,
             FormArg::Iri => crate::ladder::Form::Iri,
+            FormArg::Surt => crate::ladder::Form::Surt,
         }
     }
 }
@@ -124,6 +154,9 @@ pub enum SortArg {
     First,
     /// By key, bytewise.
     Canonical,
+    /// By SURT (groups a link index by site); the canonical column is
+    /// still written in --form.
+    Surt,
 }
 
 /// Output format of the streaming commands.
@@ -154,6 +187,21 @@ pub struct KeyArgs {
     /// it, relative references are rejected).
     #[arg(long, value_name = "IRI")]
     pub base: Option<String>,
+
+    /// Protocol-rung rules (needs --level protocol): comma-separated;
+    /// `name` items replace the defaults, `+name`/`-name` adjust them. See
+    /// `irinorm rules`.
+    #[arg(long, value_name = "LIST")]
+    pub rules: Option<String>,
+
+    /// Learn protocol-rung rules from observed redirects (CSV from,to;
+    /// needs --level protocol). See `irinorm learn`.
+    #[arg(long, value_name = "FILE")]
+    pub redirects: Option<PathBuf>,
+
+    /// With --redirects: agreeing observations needed per host.
+    #[arg(long, value_name = "N", default_value_t = crate::learn::MIN_EVIDENCE)]
+    pub min_evidence: usize,
 }
 
 /// Inputs, outputs and execution (shared by dedup, normalize, convert).
@@ -208,6 +256,102 @@ pub struct RunArgs {
     /// Never show a progress bar.
     #[arg(long, overrides_with = "progress")]
     pub no_progress: bool,
+
+    #[command(flatten)]
+    pub input: InputArgs,
+}
+
+// --- Input features (compression, charsets, preprocessing, CSV columns) ---
+
+/// Format of the input files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum InputFormatArg {
+    /// One IRI reference per line.
+    Lines,
+    /// CSV (RFC 4180: quoted fields may hold commas and newlines).
+    Csv,
+    /// Tab-separated values (same quoting rules as CSV).
+    Tsv,
+}
+
+/// How the input is read and prepared before keying (shared by dedup,
+/// normalize, convert). gzip and zstd inputs (files and stdin) are detected
+/// by their magic bytes and decompressed; a UTF-16LE/BE byte-order mark
+/// makes the whole input be transcoded from UTF-16 first.
+#[derive(Debug, Clone, Args)]
+pub struct InputArgs {
+    /// Input charset, a WHATWG label (utf-8, shift_jis, euc-jp, gb18030,
+    /// big5, windows-1251, iso-8859-2, utf-16le, ...). Each line of a
+    /// legacy charset is transcoded to UTF-8 and normalized to NFC
+    /// (3987bis §3.1); a byte sequence invalid in the charset rejects the
+    /// line with that reason (never a silent U+FFFD). A byte-order mark
+    /// (UTF-8, UTF-16) takes precedence over this label.
+    #[arg(long, value_name = "LABEL", value_parser = parse_charset)]
+    pub encoding: Option<crate::decode::Charset>,
+
+    /// For http and https references (and relative references with an http(s)
+    /// base), percent-encode the non-ASCII characters of the query from this
+    /// charset instead of UTF-8 (3987bis §3.5, as browsers do for pages in a
+    /// legacy charset).
+    #[arg(long, value_name = "LABEL", value_parser = parse_charset)]
+    pub query_encoding: Option<crate::decode::Charset>,
+
+    /// Preprocessing before parsing: `strict` (none: the input must be an IRI
+    /// reference), `leiri` (3987bis §7.1: percent-encode characters such as
+    /// space, `<`, `\`), `web` (§7.2: also trim, drop TAB/CR/LF, path `\` →
+    /// `/`, lone `%` → `%25`). The repairs are counted in the summary.
+    #[arg(long, value_name = "MODE", default_value = "strict", value_parser = parse_mode)]
+    pub mode: crate::preprocess::Mode,
+
+    /// Decode HTML/XML character references (`&amp;`, `&#xE9;`, `&eacute;`)
+    /// first (3987bis §5.2).
+    #[arg(long)]
+    pub decode_entities: bool,
+
+    /// A line (or field) may hold several references separated by spaces:
+    /// each is keyed separately. `dedup` counts each item as an occurrence on
+    /// that line; `normalize`/`convert` write the items' keys separated by a
+    /// space on the line's output line. A line is rejected if any item is.
+    #[arg(long)]
+    pub split_spaces: bool,
+
+    /// Input format (default: `csv`/`tsv` for a first input named `*.csv` /
+    /// `*.tsv`, also with a `.gz`/`.zst` suffix; otherwise `lines`). With
+    /// csv/tsv, `normalize`/`convert` write the records in the same format
+    /// with every input column unchanged plus the key column
+    /// (--output-column) and `error`; `--format` is then ignored.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub input_format: Option<InputFormatArg>,
+
+    /// The column holding the reference (csv/tsv): a header name, or a
+    /// 1-based index as with `cut` (a value of only digits is an index).
+    /// Default: the first column.
+    #[arg(long, value_name = "NAME|INDEX")]
+    pub column: Option<String>,
+
+    /// The column holding each row's base IRI (csv/tsv, dedup and
+    /// normalize): the row's reference is resolved against it (RFC 3986
+    /// §5.2); a row whose base is not an absolute IRI is rejected with
+    /// `invalid base: ...`. Overrides --base.
+    #[arg(long, value_name = "NAME|INDEX")]
+    pub base_column: Option<String>,
+
+    /// csv/tsv input has no header row (columns must then be given by index).
+    #[arg(long)]
+    pub no_header: bool,
+
+    /// Name of the key column appended by `normalize`/`convert` on csv/tsv
+    /// input.
+    #[arg(long, value_name = "NAME", default_value = "canonical")]
+    pub output_column: String,
+}
+
+fn parse_charset(s: &str) -> Result<crate::decode::Charset, String> {
+    s.parse()
+}
+
+fn parse_mode(s: &str) -> Result<crate::preprocess::Mode, String> {
+    s.parse()
 }
 
 #[derive(Debug, Clone, Args)]

@@ -28,7 +28,7 @@ use rayon::prelude::*;
 use crate::cli::CliError;
 use crate::input::{for_each_line, split_chunks};
 use crate::output::{csv_field, csv_u64, OutputFile};
-use crate::pipeline::{process_line, reject_input, strip_cr, Outcome, RejectReason, Stats};
+use crate::pipeline::{process_line_in, reject_input, strip_cr, Outcome, RejectReason, Stats};
 
 const SHARD_BITS: u32 = 6;
 const SHARDS: usize = 1 << SHARD_BITS;
@@ -45,6 +45,8 @@ fn shard_of(hash: u64) -> usize {
 pub struct Source<'a> {
     pub name: &'a str,
     pub data: &'a [u8],
+    /// The charset of the lines (`None`: UTF-8), see `--encoding`.
+    pub charset: Option<crate::decode::Charset>,
 }
 
 /// Tunables of a dedup run.
@@ -55,6 +57,9 @@ pub struct Config {
     /// How many rejected lines to keep (with their reasons); the rest is
     /// only counted.
     pub keep_rejects: usize,
+    /// `--split-spaces`: a key holding spaces is several keys (the items of
+    /// the line), each counted as an occurrence on that line.
+    pub split_spaces: bool,
 }
 
 struct ChunkMeta {
@@ -127,10 +132,89 @@ impl ChunkResult {
     }
 }
 
+/// Where a line is within its chunk.
+struct LineAt {
+    off: u32,
+    len: u32,
+    line: u32,
+}
+
+/// The per-chunk table of keys.
+struct ChunkTable {
+    table: HashTable<u32>,
+    entries: Vec<Entry>,
+    arena: Vec<u8>,
+}
+
+impl ChunkTable {
+    /// Count one occurrence of key `kb` (at `in_chunk`, its offset from the
+    /// chunk start, when it is borrowed from the chunk; else copied into the
+    /// arena). False if a length or offset would overflow.
+    #[inline]
+    fn insert(
+        &mut self,
+        chunk: &[u8],
+        kb: &[u8],
+        in_chunk: Option<u32>,
+        at: &LineAt,
+        hasher: &foldhash::fast::RandomState,
+    ) -> bool {
+        use std::hash::BuildHasher;
+        let (Ok(key_len), Ok(arena_off)) =
+            (u32::try_from(kb.len()), u32::try_from(self.arena.len()))
+        else {
+            return false;
+        };
+        if key_len >= ARENA || arena_off.checked_add(key_len).is_none() {
+            return false;
+        }
+        let hash = hasher.hash_one(kb);
+        let (entries, arena) = (&mut self.entries, &mut self.arena);
+        let found = self.table.find(hash, |&i| {
+            let e = &entries[i as usize];
+            e.hash == hash && {
+                let r = e.key_range();
+                let stored = if e.key_len & ARENA != 0 {
+                    &arena[r]
+                } else {
+                    &chunk[r]
+                };
+                stored == kb
+            }
+        });
+        if let Some(&i) = found {
+            entries[i as usize].count += 1;
+            return true;
+        }
+        let (key_off, key_len) = match in_chunk {
+            Some(off) => (off, key_len),
+            None => {
+                arena.extend_from_slice(kb);
+                (arena_off, key_len | ARENA)
+            }
+        };
+        let idx = entries.len() as u32;
+        entries.push(Entry {
+            hash,
+            key_off,
+            key_len,
+            line_off: at.off,
+            line_len: at.len,
+            line: at.line,
+            count: 1,
+        });
+        self.table
+            .insert_unique(hash, idx, |&i| entries[i as usize].hash);
+        true
+    }
+}
+
 /// A merged key: where its first entry is, and the total count.
 #[derive(Clone, Copy)]
 struct Row {
-    /// (chunk, line within chunk): the order of first occurrence.
+    /// (chunk, entry within chunk): the order of first occurrence (a
+    /// chunk's entries are in first-occurrence order, also for several
+    /// keys on one line with `--split-spaces`).
     order: u64,
     chunk: u32,
     idx: u32,
@@ -191,7 +275,7 @@ impl<'a> Dedup<'a> {
             .par_iter()
             .map_init(Scratch::default, |scratch, m| {
                 let r = process_chunk(
-                    sources[m.file as usize].data,
+                    &sources[m.file as usize],
                     m.range.clone(),
                     cfg,
                     key,
@@ -271,7 +355,7 @@ impl<'a> Dedup<'a> {
                                 let n = rows.len() as u32;
                                 rows.push((
                                     Row {
-                                        order: (c as u64) << 32 | u64::from(e.line),
+                                        order: (c as u64) << 32 | u64::from(i),
                                         chunk: c as u32,
                                         idx: i,
                                         count: u64::from(e.count),
@@ -373,7 +457,7 @@ struct Scratch {
 }
 
 fn process_chunk<K>(
-    data: &[u8],
+    src: &Source<'_>,
     range: Range<usize>,
     cfg: &Config,
     key: &K,
@@ -383,16 +467,19 @@ fn process_chunk<K>(
 where
     K: for<'k> Fn(&'k str) -> crate::Result<Cow<'k, str>> + Sync,
 {
-    use std::hash::BuildHasher;
-
+    let data = src.data;
     let base = range.start;
     let bytes = &data[range];
     let chunk_addr = bytes.as_ptr() as usize;
-    let table = &mut scratch.table;
-    let entries = &mut scratch.entries;
-    table.clear();
-    entries.clear();
-    let mut arena: Vec<u8> = Vec::new();
+    // The table and entry buffer come from the worker's scratch and go
+    // back to it: no big allocation (and no fresh page faults) per chunk.
+    let mut t = ChunkTable {
+        table: std::mem::take(&mut scratch.table),
+        entries: std::mem::take(&mut scratch.entries),
+        arena: Vec::new(),
+    };
+    t.table.clear();
+    t.entries.clear();
     let mut rejects = Vec::new();
     let mut stats = Stats {
         bytes: bytes.len() as u64,
@@ -402,66 +489,39 @@ where
     stats.lines = for_each_line(bytes, |line, off| {
         let this_line = line_no;
         line_no = line_no.wrapping_add(1);
-        let reject = match process_line(line, cfg.max_line_bytes, key) {
+        let reject = match process_line_in(line, cfg.max_line_bytes, src.charset, key) {
             Outcome::Blank => {
                 stats.blank += 1;
                 return;
             }
             Outcome::Reject(r) => r,
             Outcome::Key(k) => {
-                let kb = k.as_bytes();
+                let at = LineAt {
+                    off: off as u32,
+                    len: strip_cr(line).len() as u32,
+                    line: this_line,
+                };
+                let ok = if cfg.split_spaces && k.contains(' ') {
+                    k.split(' ')
+                        .filter(|p| !p.is_empty())
+                        .all(|p| t.insert(bytes, p.as_bytes(), None, &at, hasher))
+                } else {
+                    let kb = k.as_bytes();
+                    let addr = kb.as_ptr() as usize;
+                    let borrowed = matches!(k, Cow::Borrowed(_))
+                        && addr >= chunk_addr
+                        && addr + kb.len() <= chunk_addr + bytes.len();
+                    let in_chunk = borrowed.then(|| (addr - chunk_addr) as u32);
+                    t.insert(bytes, kb, in_chunk, &at, hasher)
+                };
                 // Chunks and lines are at most 256 MiB (see the CLI), so
                 // lengths and offsets fit; rather than panic, a line that
                 // would overflow them is counted as rejected.
-                let (Ok(key_len), Ok(arena_off)) =
-                    (u32::try_from(kb.len()), u32::try_from(arena.len()))
-                else {
-                    stats.rejected += 1;
-                    return;
-                };
-                if key_len >= ARENA || arena_off.checked_add(key_len).is_none() {
-                    stats.rejected += 1;
-                    return;
-                }
-                stats.accepted += 1;
-                let hash = hasher.hash_one(kb);
-                let found = table.find(hash, |&i| {
-                    let e = &entries[i as usize];
-                    e.hash == hash && {
-                        let r = e.key_range();
-                        let stored = if e.key_len & ARENA != 0 {
-                            &arena[r]
-                        } else {
-                            &bytes[r]
-                        };
-                        stored == kb
-                    }
-                });
-                if let Some(&i) = found {
-                    entries[i as usize].count += 1;
-                    return;
-                }
-                let addr = kb.as_ptr() as usize;
-                let borrowed = matches!(k, Cow::Borrowed(_))
-                    && addr >= chunk_addr
-                    && addr + kb.len() <= chunk_addr + bytes.len();
-                let (key_off, key_len) = if borrowed {
-                    ((addr - chunk_addr) as u32, key_len)
+                if ok {
+                    stats.accepted += 1;
                 } else {
-                    arena.extend_from_slice(kb);
-                    (arena_off, key_len | ARENA)
-                };
-                let idx = entries.len() as u32;
-                entries.push(Entry {
-                    hash,
-                    key_off,
-                    key_len,
-                    line_off: off as u32,
-                    line_len: strip_cr(line).len() as u32,
-                    line: this_line,
-                    count: 1,
-                });
-                table.insert_unique(hash, idx, |&i| entries[i as usize].hash);
+                    stats.rejected += 1;
+                }
                 return;
             }
         };
@@ -474,8 +534,15 @@ where
             });
         }
     });
+    let ChunkTable {
+        table,
+        entries: buffer,
+        mut arena,
+    } = t;
     // An exact-size copy; the scratch keeps its capacity for the next chunk.
-    let entries = entries.clone();
+    let entries = buffer.clone();
+    scratch.table = table;
+    scratch.entries = buffer;
     // Group entry indices by shard (counting sort).
     let mut shard_start = vec![0u32; SHARDS + 1];
     for e in &entries {
@@ -533,6 +600,7 @@ mod tests {
             chunk_size: chunk,
             max_line_bytes: 20,
             keep_rejects: usize::MAX,
+            split_spaces: false,
         };
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("o.csv");
@@ -558,10 +626,15 @@ mod tests {
         let a = b"b\nA\r\n\n a\nB!\nc\na\nxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\nb";
         let b = b"C\n\xff\nd";
         let sources = [
-            Source { name: "a", data: a },
+            Source {
+                name: "a",
+                data: a,
+                charset: None,
+            },
             Source {
                 name: "b,2",
                 data: b,
+                charset: None,
             },
         ];
         let (text, stats) = csv(&sources, 1 << 20, 1, false);

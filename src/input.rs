@@ -14,6 +14,15 @@
 //!
 //! Both drop a UTF-8 byte-order mark at the start of an input, and
 //! [`split_chunks`] cuts a buffer into chunks at line ends for the workers.
+//!
+//! Before either, [`prepare`] (whole inputs) and [`open_stream`] (streams)
+//! undo compression and UTF-16: gzip (multi-member) and zstd are recognised
+//! by their magic bytes, files and stdin alike, and decompressed (into
+//! memory for [`load`], on the fly for a stream); an input with a UTF-16LE/BE
+//! byte-order mark, or declared UTF-16 by `--encoding`, is transcoded to
+//! UTF-8 as a whole (a UTF-16 input cannot be cut into lines on 0x0A bytes).
+//! Both return the charset in which the *lines* are then to be decoded
+//! (`None`: UTF-8).
 
 use std::fs::File;
 use std::io::{self, Read};
@@ -21,6 +30,7 @@ use std::ops::Range;
 use std::path::Path;
 
 use crate::cli::CliError;
+use crate::decode::{self, Charset, Compression};
 
 /// The UTF-8 byte-order mark, ignored at the start of an input.
 pub const BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -196,6 +206,104 @@ pub fn load(input: Opened) -> Result<Loaded, CliError> {
         }
     };
     Ok(Loaded { name, data })
+}
+
+/// Decompress `data` if it is gzip or zstd, transcode it if it is UTF-16
+/// (BOM, or `charset` UTF-16), and return it with the charset its lines are
+/// in (`None`: UTF-8; a byte-order mark overrides `charset`).
+pub fn prepare(
+    name: &str,
+    data: Data,
+    charset: Option<Charset>,
+) -> Result<(Data, Option<Charset>), CliError> {
+    let data = match decode::detect_compression(data.raw()) {
+        Compression::None => data,
+        c => {
+            let mut v = Vec::with_capacity(data.raw().len().saturating_mul(4));
+            decompress_reader(data.raw(), c)
+                .and_then(|mut r| r.read_to_end(&mut v))
+                .map_err(|e| CliError::io(format!("cannot decompress {name}"), &e))?;
+            Data::Owned(v)
+        }
+    };
+    match utf16_of(data.raw(), charset) {
+        Some(enc) => {
+            let v = decode::transcode_utf16_to_utf8(data.raw(), enc)
+                .map_err(|e| CliError::msg(format!("cannot decode {name}: {e}")))?;
+            Ok((Data::Owned(v), None))
+        }
+        None => {
+            let cs = line_charset(data_head(&data), charset);
+            Ok((data, cs))
+        }
+    }
+}
+
+fn data_head(d: &Data) -> &[u8] {
+    &d.raw()[..d.raw().len().min(4)]
+}
+
+/// The UTF-16 encoding of an input starting with `head`, if any: its BOM,
+/// else a UTF-16 `charset`.
+fn utf16_of(head: &[u8], charset: Option<Charset>) -> Option<&'static encoding_rs::Encoding> {
+    match decode::sniff_bom(head) {
+        Some((enc, _)) if enc == encoding_rs::UTF_8 => None,
+        Some((enc, _)) => Some(enc),
+        None => charset
+            .map(Charset::encoding)
+            .filter(|&e| e == encoding_rs::UTF_16LE || e == encoding_rs::UTF_16BE),
+    }
+}
+
+/// The charset of the lines: `None` for UTF-8 (also with a UTF-8 BOM).
+fn line_charset(head: &[u8], charset: Option<Charset>) -> Option<Charset> {
+    if head.starts_with(BOM) {
+        return None;
+    }
+    charset.filter(|c| !c.is_unicode())
+}
+
+fn decompress_reader<'a, R: Read + Send + 'a>(
+    r: R,
+    c: Compression,
+) -> io::Result<Box<dyn Read + Send + 'a>> {
+    Ok(match c {
+        Compression::None => Box::new(r),
+        Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(r)),
+        Compression::Zstd => Box::new(zstd::Decoder::new(r)?),
+    })
+}
+
+/// Reads up to `n` bytes (fewer only at the end of the stream).
+fn peek(r: &mut dyn Read, n: usize) -> io::Result<Vec<u8>> {
+    let mut head = Vec::with_capacity(n);
+    r.take(n as u64).read_to_end(&mut head)?;
+    Ok(head)
+}
+
+/// [`prepare`] for a stream: decompressed on the fly; a UTF-16 input is read
+/// whole and transcoded.
+pub fn open_stream(
+    input: Opened,
+    charset: Option<Charset>,
+) -> Result<(Box<dyn Read + Send>, Option<Charset>), CliError> {
+    let name = input.name();
+    let err = |e: io::Error| CliError::io(format!("cannot read {name}"), &e);
+    let mut r = input.into_reader();
+    let head = peek(&mut r, 4).map_err(err)?;
+    let c = decode::detect_compression(&head);
+    let r = io::Cursor::new(head).chain(r);
+    let mut r = decompress_reader(r, c).map_err(err)?;
+    let head = peek(&mut r, 4).map_err(err)?;
+    if let Some(enc) = utf16_of(&head, charset) {
+        let mut all = head;
+        r.read_to_end(&mut all).map_err(err)?;
+        let v = decode::transcode_utf16_to_utf8(&all, enc)
+            .map_err(|e| CliError::msg(format!("cannot decode {name}: {e}")))?;
+        return Ok((Box::new(io::Cursor::new(v)), None));
+    }
+    let cs = line_charset(&head, charset);
+    Ok((Box::new(io::Cursor::new(head).chain(r)), cs))
 }
 
 /// Cut `data` into ranges of about `chunk_size` bytes, each ending just after

@@ -43,3 +43,5 @@ pub mod dedup;
 pub mod input;
 pub mod output;
 pub mod pipeline;
+pub mod prep;
+pub mod records;

@@ -17,12 +17,17 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 
 use crate::cli::{
-    Cli, CliError, Command, CompareArgs, FormArg, FormatArg, KeyArgs, RunArgs, SortArg,
+    Cli, CliError, Command, CompareArgs, FormArg, FormatArg, KeyArgs, LearnArgs, RunArgs, SortArg,
 };
 use crate::dedup;
 use crate::input::{self, BatchReader, Spec};
+use crate::ladder::protocol::{ProtocolRules, Rules};
+use crate::learn::Learned;
 use crate::output::{csv_field, csv_u64, OutputFile};
+use crate::prep::Prep;
+use crate::records;
 use crate::{Level, Normalizer, Options};
+use std::sync::Arc;
 
 /// How many rejected lines are shown on stderr without `--rejects`.
 pub const PREVIEW: usize = 5;
@@ -39,6 +44,10 @@ pub enum RejectReason {
     InvalidUtf8 { at: usize },
     /// The key function failed.
     Key(crate::Error),
+    /// Invalid in the `--encoding` charset.
+    Decode(crate::decode::DecodeError),
+    /// Any other reason (CSV input: missing column, invalid base).
+    Other(String),
 }
 
 impl fmt::Display for RejectReason {
@@ -47,6 +56,8 @@ impl fmt::Display for RejectReason {
             RejectReason::TooLong { max } => write!(f, "line longer than {max} bytes"),
             RejectReason::InvalidUtf8 { at } => write!(f, "invalid UTF-8 at byte {at}"),
             RejectReason::Key(e) => write!(f, "{e}"),
+            RejectReason::Decode(e) => write!(f, "{e}"),
+            RejectReason::Other(e) => f.write_str(e),
         }
     }
 }
@@ -72,6 +83,21 @@ pub fn process_line<'a, K>(line: &'a [u8], max_line: usize, key: &K) -> Outcome<
 where
     K: for<'k> Fn(&'k str) -> crate::Result<Cow<'k, str>>,
 {
+    process_line_in(line, max_line, None, key)
+}
+
+/// [`process_line`] for a line in `charset` (`None`: UTF-8): a legacy
+/// charset is transcoded to UTF-8 + NFC ([`crate::decode::decode_line`]).
+#[inline]
+pub fn process_line_in<'a, K>(
+    line: &'a [u8],
+    max_line: usize,
+    charset: Option<crate::decode::Charset>,
+    key: &K,
+) -> Outcome<'a>
+where
+    K: for<'k> Fn(&'k str) -> crate::Result<Cow<'k, str>>,
+{
     let line = strip_cr(line);
     if line.is_empty()
         || (matches!(line[0], b' ' | b'\t' | b'\r')
@@ -81,6 +107,19 @@ where
     }
     if line.len() > max_line {
         return Outcome::Reject(RejectReason::TooLong { max: max_line });
+    }
+    if charset.is_some() {
+        return match crate::decode::decode_line(line, charset) {
+            Ok(Cow::Borrowed(s)) => match key(s) {
+                Ok(k) => Outcome::Key(k),
+                Err(e) => Outcome::Reject(RejectReason::Key(e)),
+            },
+            Ok(Cow::Owned(s)) => match key(&s) {
+                Ok(k) => Outcome::Key(Cow::Owned(k.into_owned())),
+                Err(e) => Outcome::Reject(RejectReason::Key(e)),
+            },
+            Err(e) => Outcome::Reject(RejectReason::Decode(e)),
+        };
     }
     let s = match std::str::from_utf8(line) {
         Ok(s) => s,
@@ -212,7 +251,7 @@ pub fn note(args: fmt::Arguments<'_>) {
     let _ = writeln!(std::io::stderr(), "irinorm: {args}");
 }
 
-fn summary(stats: &Stats, unique: Option<usize>, start: Instant, rejects_to_file: bool) {
+pub(crate) fn summary(stats: &Stats, unique: Option<usize>, start: Instant, rejects_to_file: bool) {
     let secs = start.elapsed().as_secs_f64();
     let mbps = if secs > 0.0 {
         stats.bytes as f64 / 1e6 / secs
@@ -255,7 +294,7 @@ fn progress(total: Option<u64>, run: &RunArgs) -> Option<ProgressBar> {
     Some(pb)
 }
 
-fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool, CliError> {
+pub(crate) fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool, CliError> {
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads.unwrap_or(0))
         .thread_name(|i| format!("irinorm-{i}"))
@@ -264,11 +303,29 @@ fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool, CliError> {
 }
 
 fn normalizer(k: &KeyArgs) -> Result<Normalizer, CliError> {
-    let n = Normalizer::new(Options {
-        level: k.level.into(),
+    let level: Level = k.level.into();
+    if level != Level::Protocol && (k.rules.is_some() || k.redirects.is_some()) {
+        return Err(CliError::msg(
+            "--rules and --redirects need --level protocol",
+        ));
+    }
+    let mut n = Normalizer::new(Options {
+        level,
         form: k.form.into(),
         nfc: k.nfc,
     });
+    if level == Level::Protocol {
+        let rules = match &k.rules {
+            Some(list) => Rules::parse_list(list)
+                .map_err(|e| CliError::msg(format!("invalid --rules {list}: {e}")))?,
+            None => Rules::DEFAULT,
+        };
+        let learned = match &k.redirects {
+            Some(path) => Some(learn_from(path, k.min_evidence)?),
+            None => None,
+        };
+        n = n.with_protocol(Arc::new(ProtocolRules::new(rules, learned)));
+    }
     match &k.base {
         Some(b) => n
             .with_base(b)
@@ -277,22 +334,169 @@ fn normalizer(k: &KeyArgs) -> Result<Normalizer, CliError> {
     }
 }
 
+/// Read a redirect log (CSV from,to) and learn from it (3987bis §5.3.4).
+fn learn_from(path: &Path, min_evidence: usize) -> Result<Learned, CliError> {
+    let f = std::fs::File::open(path)
+        .map_err(|e| CliError::io(format!("cannot open {}", path.display()), &e))?;
+    Learned::from_csv_with(std::io::BufReader::new(f), min_evidence)
+        .map_err(|e| CliError::msg(format!("{}: {e}", path.display())))
+}
+
+/// `irinorm rules`: every rule, its description and an example.
+fn run_rules() -> Result<i32, CliError> {
+    let mut t =
+        String::from("rules of the protocol rung (* = on by default; --rules LIST to choose)\n\n");
+    for (name, desc, before, after, on) in Rules::describe() {
+        t.push_str(&format!(
+            "{} {name}\n    {desc}\n    {before}\n  → {after}\n\n",
+            if on { '*' } else { ' ' }
+        ));
+    }
+    write_stdout(t.as_bytes())
+}
+
+/// `irinorm learn`: the learned rules with their support, and the
+/// contradictions set aside.
+fn run_learn(a: &LearnArgs) -> Result<i32, CliError> {
+    let learned = learn_from(&a.redirects, a.min_evidence)?;
+    let mut t = format!(
+        "{} redirects read; rules need {} agreeing observations and no contradiction\n\n",
+        learned.rows(),
+        a.min_evidence
+    );
+    t.push_str("host,change,paths,support\n");
+    let mut rules: Vec<_> = learned.rules().collect();
+    rules.sort_by(|x, y| (&x.host, x.change.name()).cmp(&(&y.host, y.change.name())));
+    for r in &rules {
+        t.push_str(&format!(
+            "{},{},{},{}\n",
+            r.host,
+            r.change.name(),
+            r.path_kind,
+            r.support
+        ));
+    }
+    if !learned.contradictions().is_empty() {
+        t.push_str("\ncontradictions (set aside):\n");
+        for c in learned.contradictions() {
+            let obs: Vec<String> = c
+                .observations
+                .iter()
+                .map(|(ch, pk, n)| format!("{} {pk} ×{n}", ch.name()))
+                .collect();
+            t.push_str(&format!("{}: {}\n", c.host, obs.join("; ")));
+        }
+    }
+    t.push_str("\nobservations by kind:\n");
+    for (change, n) in learned.counts() {
+        t.push_str(&format!("{}: {n}\n", change.name()));
+    }
+    write_stdout(t.as_bytes())
+}
+
+/// Write to stdout; a closed stdout ends quietly.
+fn write_stdout(bytes: &[u8]) -> Result<i32, CliError> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(bytes)
+        .and_then(|()| out.flush())
+        .map_err(|e| CliError::io("cannot write to stdout".into(), &e))?;
+    Ok(0)
+}
+
 /// Execute a parsed command line; the exit status on success.
 pub fn run(cli: Cli) -> Result<i32, CliError> {
     match cli.command {
         Command::Dedup(a) => {
             let n = normalizer(&a.key)?;
-            run_dedup(&a.run, a.sort, |s| n.key(s))
+            let prep = Prep::new(&a.run.input, a.key.base.as_deref());
+            if let Some(delim) = records::delimiter(&a.run) {
+                let key = row_key(&n, prep);
+                return records::run_dedup(&a.run, delim, a.sort, &key);
+            }
+            records::check_lines_args(&a.run)?;
+            run_dedup(&a.run, a.sort, |s| prep.key(s, &|t| n.key(t)))
         }
         Command::Normalize(a) => {
             let n = normalizer(&a.key)?;
-            run_map(&a.run, a.format, |s| n.key(s))
+            let prep = Prep::new(&a.run.input, a.key.base.as_deref());
+            if let Some(delim) = records::delimiter(&a.run) {
+                let key = row_key(&n, prep);
+                return records::run_map(&a.run, delim, &key);
+            }
+            records::check_lines_args(&a.run)?;
+            run_map(&a.run, a.format, |s| prep.key(s, &|t| n.key(t)))
         }
-        Command::Convert(a) => match a.to {
-            FormArg::Uri => run_map(&a.run, a.format, crate::to_uri),
-            FormArg::Iri => run_map(&a.run, a.format, crate::to_iri),
-        },
+        Command::Convert(a) => {
+            let prep = Prep::new(&a.run.input, None);
+            let conv: fn(&str) -> crate::Result<Cow<'_, str>> = match a.to {
+                FormArg::Uri => crate::to_uri,
+                FormArg::Iri => crate::to_iri,
+                FormArg::Surt => {
+                    return Err(CliError::msg(
+                        "convert --to surt is not a conversion; use normalize --form surt",
+                    ))
+                }
+            };
+            if let Some(delim) = records::delimiter(&a.run) {
+                if a.run.input.base_column.is_some() {
+                    return Err(CliError::msg("convert has no --base-column"));
+                }
+                let key = move |s: &str, _: Option<&str>| {
+                    prep.key(s, &conv)
+                        .map(Cow::into_owned)
+                        .map_err(RejectReason::Key)
+                };
+                return records::run_map(&a.run, delim, &key);
+            }
+            records::check_lines_args(&a.run)?;
+            run_map(&a.run, a.format, |s| prep.key(s, &conv))
+        }
         Command::Compare(a) => run_compare(&a),
+        Command::Rules => run_rules(),
+        Command::Learn(a) => run_learn(&a),
+    }
+}
+
+/// The key of a CSV/TSV record: the reference, resolved against the row's
+/// base (`--base-column`) if there is one, prepared and keyed by `n`.
+fn row_key(
+    n: &Normalizer,
+    prep: Prep,
+) -> impl Fn(&str, Option<&str>) -> Result<String, RejectReason> + Sync + '_ {
+    move |s, base| match base {
+        None => prep
+            .key(s, &|t| n.key(t))
+            .map(Cow::into_owned)
+            .map_err(RejectReason::Key),
+        Some(b) => {
+            let bp =
+                crate::parse(b).map_err(|e| RejectReason::Other(format!("invalid base: {e}")))?;
+            if !bp.is_absolute() {
+                return Err(RejectReason::Other(format!(
+                    "invalid base: {}",
+                    crate::Error::new(0, crate::ErrorKind::BaseNotAbsolute)
+                )));
+            }
+            prep.with_base_http(crate::prep::is_http(b))
+                .key(s, &|t| {
+                    let r = crate::parse(t)?;
+                    if r.is_absolute() {
+                        n.key(t)
+                    } else {
+                        Ok(Cow::Owned(n.key(&crate::resolve(&bp, &r))?.into_owned()))
+                    }
+                })
+                .map(Cow::into_owned)
+                .map_err(RejectReason::Key)
+        }
+    }
+}
+
+/// The repairs line of the summary, if anything was repaired.
+fn repairs_note(pool: &rayon::ThreadPool, run: &RunArgs) {
+    let repairs = crate::prep::collect_repairs(pool);
+    if !run.quiet && !repairs.is_empty() {
+        note(format_args!("repairs: {repairs}"));
     }
 }
 
@@ -308,13 +512,18 @@ where
     let mut rejects = Rejects::create(run.rejects.as_deref(), run.quiet)?;
     let loaded = opened
         .into_iter()
-        .map(input::load)
-        .collect::<Result<Vec<_>, _>>()?;
+        .map(|o| {
+            let l = input::load(o)?;
+            let (data, charset) = input::prepare(&l.name, l.data, run.input.encoding)?;
+            Ok((l.name, data, charset))
+        })
+        .collect::<Result<Vec<_>, CliError>>()?;
     let sources: Vec<dedup::Source<'_>> = loaded
         .iter()
-        .map(|l| dedup::Source {
-            name: &l.name,
-            data: l.data.bytes(),
+        .map(|(name, data, charset)| dedup::Source {
+            name,
+            data: data.bytes(),
+            charset: *charset,
         })
         .collect();
     let total: u64 = sources.iter().map(|s| s.data.len() as u64).sum();
@@ -323,6 +532,7 @@ where
         chunk_size: run.chunk_size as usize,
         max_line_bytes: run.max_line_bytes as usize,
         keep_rejects: rejects.wanted(),
+        split_spaces: run.input.split_spaces,
     };
     let mut d = pool.install(|| dedup::Dedup::run(&sources, &key, &cfg, pb.as_ref()));
     if let Some(pb) = &pb {
@@ -342,6 +552,7 @@ where
     if !run.quiet {
         summary(&stats, Some(d.unique()), start, to_file);
     }
+    repairs_note(&pool, run);
     Ok(if run.strict && stats.rejected > 0 {
         1
     } else {
@@ -380,7 +591,8 @@ where
     let mut stats = Stats::default();
     for opened in opened {
         let name = opened.name();
-        let mut reader = BatchReader::new(opened.into_reader(), batch_target, max_line);
+        let (stream, charset) = input::open_stream(opened, run.input.encoding)?;
+        let mut reader = BatchReader::new(stream, batch_target, max_line);
         let mut line_base = 0u64;
         loop {
             let batch = match reader.next_batch() {
@@ -413,7 +625,8 @@ where
                     .par_iter()
                     .zip(firsts.par_iter())
                     .map(|(c, &first)| {
-                        map_chunk(&batch[c.clone()], first, format, max_line, keep, &key)
+                        let chunk = &batch[c.clone()];
+                        map_chunk(chunk, first, format, max_line, charset, keep, &key)
                     })
                     .collect()
             });
@@ -439,6 +652,7 @@ where
     if !run.quiet {
         summary(&stats, None, start, to_file);
     }
+    repairs_note(&pool, run);
     Ok(if run.strict && stats.rejected > 0 {
         1
     } else {
@@ -451,6 +665,7 @@ fn map_chunk<K>(
     first_line: u64,
     format: FormatArg,
     max_line: usize,
+    charset: Option<crate::decode::Charset>,
     keep: usize,
     key: &K,
 ) -> ChunkOut
@@ -466,7 +681,7 @@ where
     let mut line_no = first_line;
     stats.lines = input::for_each_line(chunk, |line, _| {
         line_no += 1;
-        let outcome = process_line(line, max_line, key);
+        let outcome = process_line_in(line, max_line, charset, key);
         let (output, error): (&[u8], Option<&RejectReason>) = match &outcome {
             Outcome::Blank => {
                 stats.blank += 1;

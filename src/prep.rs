@@ -1,0 +1,201 @@
+//! Per-reference preparation between decoding and keying, shared by every
+//! command: `--split-spaces` (002 §4 step 2), `--mode`/`--decode-entities`
+//! ([`Preprocessor`], 3987bis §5.2, §7.1, §7.2) and `--query-encoding`
+//! (§3.5).
+//!
+//! Order, per line: split into space-separated items (if asked), then per
+//! item preprocess, then re-encode the query of an http(s) reference from the
+//! legacy charset, then key. The repairs are counted per worker thread (a
+//! thread-local [`Repairs`], no locking on the hot path) and summed at the end
+//! with [`collect_repairs`].
+
+use std::borrow::Cow;
+use std::cell::Cell;
+
+use crate::cli::InputArgs;
+use crate::decode::{encode_query, Charset};
+use crate::preprocess::{split_spaces, Mode, Preprocessor, Repairs};
+
+thread_local! {
+    static REPAIRS: Cell<Repairs> = const {
+        Cell::new(Repairs {
+            lines_changed: 0,
+            entities_decoded: 0,
+            trimmed: 0,
+            removed_tab_cr_lf: 0,
+            backslashes: 0,
+            pct_encoded_chars: 0,
+            lone_percent: 0,
+        })
+    };
+}
+
+/// Takes (and resets) the repairs counted on every thread of `pool`.
+pub fn collect_repairs(pool: &rayon::ThreadPool) -> Repairs {
+    let mut total = Repairs::default();
+    for r in pool.broadcast(|_| REPAIRS.with(|c| c.replace(Repairs::default()))) {
+        total += r;
+    }
+    total += REPAIRS.with(|c| c.replace(Repairs::default()));
+    total
+}
+
+/// The configured preparation.
+#[derive(Debug, Clone, Copy)]
+pub struct Prep {
+    pre: Option<Preprocessor>,
+    query: Option<Charset>,
+    split: bool,
+    /// A relative reference is resolved against an http(s) base (so its
+    /// query is re-encoded by `--query-encoding` too).
+    base_http: bool,
+}
+
+/// True if `s` starts with a scheme (RFC 3986 §3.1) equal to `http` or
+/// `https`, ASCII case-insensitively.
+pub fn is_http(s: &str) -> bool {
+    scheme_of(s)
+        .is_some_and(|sc| sc.eq_ignore_ascii_case("http") || sc.eq_ignore_ascii_case("https"))
+}
+
+/// The scheme of `s`, if it has one: `ALPHA *( ALPHA / DIGIT / "+" / "-" /
+/// "." )` followed by `:`.
+pub fn scheme_of(s: &str) -> Option<&str> {
+    let colon = s.find(':')?;
+    let sc = &s[..colon];
+    let mut b = sc.bytes();
+    let first = b.next()?;
+    (first.is_ascii_alphabetic() && b.all(|c| c.is_ascii_alphanumeric() || b"+-.".contains(&c)))
+        .then_some(sc)
+}
+
+impl Prep {
+    /// From the command line; `base` is `--base` (if any).
+    pub fn new(a: &InputArgs, base: Option<&str>) -> Self {
+        let pre = (a.mode != Mode::Strict || a.decode_entities)
+            .then(|| Preprocessor::new(a.mode, a.decode_entities));
+        Prep {
+            pre,
+            query: a.query_encoding,
+            split: a.split_spaces,
+            base_http: base.is_some_and(is_http),
+        }
+    }
+
+    /// Nothing to do: the key function can be used as is.
+    pub fn is_noop(&self) -> bool {
+        self.pre.is_none() && self.query.is_none() && !self.split
+    }
+
+    /// The same, with another answer to "is the base http(s)?" (per-row
+    /// bases of CSV input).
+    pub fn with_base_http(mut self, base_http: bool) -> Self {
+        self.base_http = base_http;
+        self
+    }
+
+    /// One reference string, preprocessed and with its query re-encoded.
+    pub fn one<'a>(&self, s: &'a str) -> Cow<'a, str> {
+        let s = match &self.pre {
+            Some(p) => REPAIRS.with(|c| {
+                let mut r = c.get();
+                let out = p.apply(s, &mut r);
+                c.set(r);
+                out
+            }),
+            None => Cow::Borrowed(s),
+        };
+        match self.query {
+            Some(cs) => match requery(&s, cs, self.base_http) {
+                Some(q) => Cow::Owned(q),
+                None => s,
+            },
+            None => s,
+        }
+    }
+
+    /// The key of a line: prepared, then `key`; with `--split-spaces` the
+    /// keys of the items joined by one space (an error if any item fails).
+    pub fn key<'k, K>(&self, s: &'k str, key: &K) -> crate::Result<Cow<'k, str>>
+    where
+        K: for<'x> Fn(&'x str) -> crate::Result<Cow<'x, str>>,
+    {
+        if !self.split {
+            return self.key_one(s, key);
+        }
+        let mut items = split_spaces(s);
+        let Some(first) = items.next() else {
+            return self.key_one(s, key);
+        };
+        let mut out = match self.key_one(first, key)? {
+            // A single item that is the whole line: keep the borrow.
+            Cow::Borrowed(k) if first.len() == s.len() => return Ok(Cow::Borrowed(k)),
+            k => k.into_owned(),
+        };
+        for item in items {
+            out.push(' ');
+            out.push_str(&self.key_one(item, key)?);
+        }
+        Ok(Cow::Owned(out))
+    }
+
+    fn key_one<'k, K>(&self, s: &'k str, key: &K) -> crate::Result<Cow<'k, str>>
+    where
+        K: for<'x> Fn(&'x str) -> crate::Result<Cow<'x, str>>,
+    {
+        match self.one(s) {
+            Cow::Borrowed(p) => key(p),
+            Cow::Owned(p) => Ok(Cow::Owned(key(&p)?.into_owned())),
+        }
+    }
+}
+
+/// §3.5: `s` with its query percent-encoded from `cs`, if `s` is an http(s)
+/// reference (or a relative one with an http(s) base) whose query has
+/// non-ASCII characters; `None` when nothing changes.
+///
+/// The query starts at the first `?` and ends at the first `#`: neither
+/// character can occur earlier in a reference (scheme, authority and path
+/// exclude both), and a `?` after the first `#` belongs to the fragment.
+fn requery(s: &str, cs: Charset, base_http: bool) -> Option<String> {
+    let http = match scheme_of(s) {
+        Some(_) => is_http(s),
+        None => base_http,
+    };
+    if !http {
+        return None;
+    }
+    let end = s.find('#').unwrap_or(s.len());
+    let q = s[..end].find('?')? + 1;
+    match encode_query(&s[q..end], cs) {
+        Cow::Borrowed(_) => None,
+        Cow::Owned(enc) => {
+            let mut out = String::with_capacity(s.len() + enc.len());
+            out.push_str(&s[..q]);
+            out.push_str(&enc);
+            out.push_str(&s[end..]);
+            Some(out)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn query_reencoded_only_for_http() {
+        let sjis: Charset = "shift_jis".parse().unwrap();
+        assert_eq!(
+            requery("http://a/p?q=検索#frag?x", sjis, false).as_deref(),
+            Some("http://a/p?q=%8C%9F%8D%F5#frag?x")
+        );
+        assert_eq!(requery("http://a/検?x#検", sjis, false), None);
+        assert_eq!(requery("mailto:x?subject=検", sjis, false), None);
+        assert_eq!(requery("p?検", sjis, true).as_deref(), Some("p?%8C%9F"));
+        assert_eq!(requery("p?検", sjis, false), None);
+        assert_eq!(scheme_of("HTTPS://x"), Some("HTTPS"));
+        assert_eq!(scheme_of("a/b:c"), None);
+        assert_eq!(scheme_of("1a:b"), None);
+    }
+}
