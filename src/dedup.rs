@@ -227,9 +227,15 @@ pub struct Dedup<'a> {
     chunks: Vec<ChunkMeta>,
     results: Vec<ChunkResult>,
     rows: Vec<Row>,
+    /// The canonical column as written, when it is not the key itself
+    /// (`--form surt`: rows are grouped by the URI-form key, shown as SURT).
+    shown: Option<Vec<Box<[u8]>>>,
     stats: Stats,
     max_line: usize,
 }
+
+/// Maps a key to another text (for display or ordering).
+pub type KeyMap<'f> = &'f (dyn Fn(&[u8]) -> Vec<u8> + Sync);
 
 /// A rejected line, for the rejects CSV or the preview.
 pub struct Reject<'a> {
@@ -246,8 +252,14 @@ impl<'a> Dedup<'a> {
     /// use irinorm::dedup::{Config, Dedup, Source};
     /// use irinorm::{Normalizer, Options};
     /// let n = Normalizer::new(Options::default());
-    /// let sources = [Source { name: "-", data: b"HTTP://a.example:80/\nhttp://a.example/\n" }];
-    /// let cfg = Config { chunk_size: 2 << 20, max_line_bytes: 65536, keep_rejects: 5 };
+    /// let data = b"HTTP://a.example:80/\nhttp://a.example/\n";
+    /// let sources = [Source { name: "-", data, charset: None }];
+    /// let cfg = Config {
+    ///     chunk_size: 2 << 20,
+    ///     max_line_bytes: 65536,
+    ///     keep_rejects: 5,
+    ///     split_spaces: false,
+    /// };
     /// let d = Dedup::run(&sources, &|s: &str| n.key(s), &cfg, None);
     /// assert_eq!((d.unique(), d.stats().lines), (1, 2));
     /// ```
@@ -304,6 +316,7 @@ impl<'a> Dedup<'a> {
             sources,
             chunks,
             results,
+            shown: None,
             rows: Vec::new(),
             stats,
             max_line: cfg.max_line_bytes,
@@ -355,6 +368,10 @@ impl<'a> Dedup<'a> {
                                 let n = rows.len() as u32;
                                 rows.push((
                                     Row {
+                                        // Entries are appended in order of first
+                                        // occurrence within the chunk (lines, then
+                                        // the items of a --split-spaces line), so the
+                                        // entry index is a total order: no ties.
                                         order: (c as u64) << 32 | u64::from(i),
                                         chunk: c as u32,
                                         idx: i,
@@ -385,6 +402,45 @@ impl<'a> Dedup<'a> {
         self.rows = rows;
     }
 
+    /// Write the canonical column through `f`; grouping is unchanged (so a
+    /// display form that is not one-to-one, like SURT without the scheme,
+    /// never merges rows).
+    pub fn render(&mut self, f: KeyMap<'_>) {
+        let shown = self
+            .rows
+            .par_iter()
+            .map(|r| f(self.row_key(r)).into_boxed_slice())
+            .collect();
+        self.shown = Some(shown);
+    }
+
+    /// Order rows by `f(key)`, then by key (a total, thread-independent
+    /// order).
+    pub fn sort_by_map(&mut self, f: KeyMap<'_>) {
+        let mut order: Vec<(Vec<u8>, usize)> = self
+            .rows
+            .par_iter()
+            .enumerate()
+            .map(|(i, r)| (f(self.row_key(r)), i))
+            .collect();
+        order.par_sort_unstable_by(|a, b| {
+            a.0.cmp(&b.0).then_with(|| {
+                self.row_key(&self.rows[a.1])
+                    .cmp(self.row_key(&self.rows[b.1]))
+            })
+        });
+        self.rows = order.iter().map(|&(_, i)| self.rows[i]).collect();
+        if let Some(shown) = self.shown.take() {
+            let mut shown: Vec<Option<Box<[u8]>>> = shown.into_iter().map(Some).collect();
+            self.shown = Some(
+                order
+                    .iter()
+                    .map(|&(_, i)| shown[i].take().unwrap_or_default())
+                    .collect(),
+            );
+        }
+    }
+
     pub fn stats(&self) -> Stats {
         self.stats
     }
@@ -397,13 +453,16 @@ impl<'a> Dedup<'a> {
     pub fn write_csv(&self, out: &mut OutputFile) -> Result<(), CliError> {
         out.write(b"canonical,count,first_file,first_line,example\n")?;
         const BLOCK: usize = 1 << 14;
-        for group in self.rows.chunks(BLOCK * 16) {
-            let texts: Vec<Vec<u8>> = group
-                .par_chunks(BLOCK)
-                .map(|rows| {
-                    let mut t = Vec::with_capacity(rows.len() * 128);
-                    for r in rows {
-                        self.format_row(&mut t, r);
+        let n = self.rows.len();
+        for start in (0..n).step_by(BLOCK * 16) {
+            let end = (start + BLOCK * 16).min(n);
+            let blocks: Vec<usize> = (start..end).step_by(BLOCK).collect();
+            let texts: Vec<Vec<u8>> = blocks
+                .par_iter()
+                .map(|&b| {
+                    let mut t = Vec::with_capacity(BLOCK * 128);
+                    for i in b..(b + BLOCK).min(end) {
+                        self.format_row(&mut t, i);
                     }
                     t
                 })
@@ -415,11 +474,15 @@ impl<'a> Dedup<'a> {
         Ok(())
     }
 
-    fn format_row(&self, t: &mut Vec<u8>, r: &Row) {
+    fn format_row(&self, t: &mut Vec<u8>, i: usize) {
+        let r = &self.rows[i];
         let e = self.entry(r);
         let meta = &self.chunks[r.chunk as usize];
         let data = self.data(r.chunk);
-        csv_field(t, self.row_key(r));
+        match &self.shown {
+            Some(shown) => csv_field(t, &shown[i]),
+            None => csv_field(t, self.row_key(r)),
+        }
         t.push(b',');
         csv_u64(t, r.count);
         t.push(b',');

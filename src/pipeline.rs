@@ -407,14 +407,21 @@ fn write_stdout(bytes: &[u8]) -> Result<i32, CliError> {
 pub fn run(cli: Cli) -> Result<i32, CliError> {
     match cli.command {
         Command::Dedup(a) => {
-            let n = normalizer(&a.key)?;
+            // SURT is a display form that is not one-to-one (no scheme):
+            // rows are grouped by the URI-form key and shown as SURT.
+            let surt = a.key.form == FormArg::Surt;
+            let mut key_args = a.key.clone();
+            if surt {
+                key_args.form = FormArg::Uri;
+            }
+            let n = normalizer(&key_args)?;
             let prep = Prep::new(&a.run.input, a.key.base.as_deref());
             if let Some(delim) = records::delimiter(&a.run) {
                 let key = row_key(&n, prep);
-                return records::run_dedup(&a.run, delim, a.sort, &key);
+                return records::run_dedup(&a.run, delim, a.sort, surt, &key);
             }
             records::check_lines_args(&a.run)?;
-            run_dedup(&a.run, a.sort, |s| prep.key(s, &|t| n.key(t)))
+            run_dedup(&a.run, a.sort, surt, |s| prep.key(s, &|t| n.key(t)))
         }
         Command::Normalize(a) => {
             let n = normalizer(&a.key)?;
@@ -500,8 +507,18 @@ fn repairs_note(pool: &rayon::ThreadPool, run: &RunArgs) {
     }
 }
 
-/// `dedup` with any key function.
-pub fn run_dedup<K>(run: &RunArgs, sort: SortArg, key: K) -> Result<i32, CliError>
+/// The SURT (CDX form) of a key; the key itself if it does not parse.
+pub fn surt_of(key: &[u8]) -> Vec<u8> {
+    std::str::from_utf8(key)
+        .ok()
+        .and_then(|k| crate::parse(k).ok())
+        .map(|r| crate::surt::surt(&r, &crate::surt::SurtOptions::default()).into_bytes())
+        .unwrap_or_else(|| key.to_vec())
+}
+
+/// `dedup` with any key function; `surt` writes the canonical column as
+/// SURT (grouping stays by key).
+pub fn run_dedup<K>(run: &RunArgs, sort: SortArg, surt: bool, key: K) -> Result<i32, CliError>
 where
     K: for<'k> Fn(&'k str) -> crate::Result<Cow<'k, str>> + Sync,
 {
@@ -538,8 +555,14 @@ where
     if let Some(pb) = &pb {
         pb.finish_and_clear();
     }
-    if sort == SortArg::Canonical {
-        pool.install(|| d.sort_canonical());
+    let to_surt: dedup::KeyMap<'_> = &surt_of;
+    if surt {
+        pool.install(|| d.render(to_surt));
+    }
+    match sort {
+        SortArg::First => {}
+        SortArg::Canonical if !surt => pool.install(|| d.sort_canonical()),
+        SortArg::Canonical | SortArg::Surt => pool.install(|| d.sort_by_map(to_surt)),
     }
     pool.install(|| d.write_csv(&mut out))?;
     for r in d.rejects() {

@@ -343,6 +343,7 @@ pub fn run_dedup(
     run: &RunArgs,
     delim: u8,
     sort: SortArg,
+    surt: bool,
     key: &RowKey<'_>,
 ) -> Result<i32, CliError> {
     let start = Instant::now();
@@ -392,13 +393,27 @@ pub fn run_dedup(
     })?;
     drop(index);
     let repairs = crate::prep::collect_repairs(&pool);
-    if sort == SortArg::Canonical {
-        pool.install(|| rows.par_sort_by(|a, b| a.key.cmp(&b.key)));
+    // --form surt: grouped by the URI-form key, shown (and sorted) as SURT.
+    let shown = |k: &str| -> Vec<u8> {
+        if surt {
+            crate::pipeline::surt_of(k.as_bytes())
+        } else {
+            k.as_bytes().to_vec()
+        }
+    };
+    match sort {
+        SortArg::First => {}
+        SortArg::Canonical if !surt => pool.install(|| rows.par_sort_by(|a, b| a.key.cmp(&b.key))),
+        SortArg::Canonical | SortArg::Surt => pool.install(|| {
+            rows.par_sort_by_cached_key(|r| {
+                (crate::pipeline::surt_of(r.key.as_bytes()), r.key.clone())
+            })
+        }),
     }
     out.write(b"canonical,count,first_file,first_line,example\n")?;
     let mut t = Vec::with_capacity(1 << 20);
     for r in &rows {
-        csv_field(&mut t, r.key.as_bytes());
+        csv_field(&mut t, &shown(&r.key));
         t.push(b',');
         csv_u64(&mut t, r.count);
         t.push(b',');

@@ -149,7 +149,14 @@ fn surt_dedup_never_merges_schemes() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let rows: Vec<String> = stdout(&o).lines().skip(1).map(str::to_owned).collect();
     assert_eq!(rows.len(), 3, "{rows:#?}");
-    assert!(rows[0].starts_with("example,a)/,2,-,2,"), "{rows:#?}");
-    assert!(rows[1].starts_with("example,a)/,1,-,3,"), "{rows:#?}");
-    assert!(rows[2].starts_with("example,b)/x,1,-,1,"), "{rows:#?}");
+    // The SURT has a comma, so the CSV quotes it.
+    assert!(
+        rows[0].starts_with("\"example,a)/\",2,-,2,http://"),
+        "{rows:#?}"
+    );
+    assert!(
+        rows[1].starts_with("\"example,a)/\",1,-,3,https://"),
+        "{rows:#?}"
+    );
+    assert!(rows[2].starts_with("\"example,b)/x\",1,-,1,"), "{rows:#?}");
 }
