@@ -3,32 +3,12 @@
 //! and the determinism of `dedup` across input paths, chunk sizes and
 //! thread counts.
 
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_irinorm"))
-}
-
-/// Run with `args`, feeding `stdin`.
-fn run(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = bin()
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn irinorm");
-    let mut inp = child.stdin.take().expect("stdin");
-    let data = stdin.to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = inp.write_all(&data);
-    });
-    let out = child.wait_with_output().expect("wait");
-    writer.join().expect("writer");
-    out
-}
+mod common;
+use common::{bin, run};
 
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()

@@ -2,31 +2,10 @@
 //! preprocessing modes, CSV/TSV records (columns, per-row bases), and an
 //! independent RFC 3986 §5.2 check of `--base-column` on the cc_10k sample.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_irinorm"))
-}
-
-fn run(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = bin()
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn irinorm");
-    let mut inp = child.stdin.take().expect("stdin");
-    let data = stdin.to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = inp.write_all(&data);
-    });
-    let out = child.wait_with_output().expect("wait");
-    writer.join().expect("writer");
-    out
-}
+mod common;
+use common::run;
 
 /// stdout (lossy: a dedup `example` of legacy-charset input is written as
 /// its raw bytes) and stderr of a successful run.

@@ -1,20 +1,10 @@
 //! End-to-end tests of the protocol rung's CLI (3987bis §5.3.4): `--rules`,
 //! `--redirects`, `irinorm rules`, `irinorm learn`, `--form surt`.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
-fn run(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_irinorm"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn irinorm");
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    child.wait_with_output().unwrap()
-}
+mod common;
+use common::run;
 
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()

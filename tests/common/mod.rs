@@ -1,0 +1,32 @@
+//! Shared helpers of the end-to-end tests: run the real `irinorm` binary.
+
+// Each test crate uses its own subset of these helpers.
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+/// The binary under test.
+pub fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_irinorm"))
+}
+
+/// Run with `args`, feeding `stdin` from a thread (so a large input cannot
+/// deadlock against a full stdout pipe).
+pub fn run(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = bin()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn irinorm");
+    let mut inp = child.stdin.take().expect("stdin");
+    let data = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = inp.write_all(&data);
+    });
+    let out = child.wait_with_output().expect("wait");
+    writer.join().expect("writer");
+    out
+}
