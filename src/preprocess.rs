@@ -264,6 +264,9 @@ impl Preprocessor {
                     return false;
                 }
             }
+            if memchr::memchr2(b'[', b']', &b[authority_end(b)..]).is_some() {
+                return false;
+            }
         }
         let mut i = 0;
         while i < b.len() {
@@ -420,11 +423,26 @@ fn scheme_len(b: &[u8]) -> Option<usize> {
     (b[n] == b':').then_some(n)
 }
 
-/// §7.2 steps 5, 3 and 4 (or §7.1 alone for LEIRI) in one pass.
+/// Where the authority of `b` ends (0 when there is none): brackets before
+/// it belong to an IP literal, brackets after it are data.
+fn authority_end(b: &[u8]) -> usize {
+    let start = scheme_len(b).map_or(0, |n| n + 1);
+    if !b[start..].starts_with(b"//") {
+        return start;
+    }
+    let from = start + 2;
+    memchr::memchr3(b'/', b'?', b'#', &b[from..]).map_or(b.len(), |p| from + p)
+}
+
+/// §7.2 steps 5, 3 and 4 (or §7.1 alone for LEIRI) in one pass. Web mode
+/// also percent-encodes `[` and `]` outside the authority, where no IRI
+/// allows them raw and browsers accept them (`/ENDE292[1].review.pdf`):
+/// as with step 3, the result is the URI a browser would request.
 fn encode_pass<'a>(cur: Cow<'a, str>, mode: Mode, r: &mut Repairs) -> Cow<'a, str> {
     let web = mode == Mode::Web;
     let region = if web { backslash_region(&cur) } else { None };
     let b = cur.as_bytes();
+    let brackets_from = if web { authority_end(b) } else { usize::MAX };
     let mut out = String::with_capacity(cur.len() + 16);
     let mut changed = false;
     for (i, c) in cur.char_indices() {
@@ -432,7 +450,7 @@ fn encode_pass<'a>(cur: Cow<'a, str>, mode: Mode, r: &mut Repairs) -> Cow<'a, st
             out.push('/');
             r.backslashes += 1;
             changed = true;
-        } else if needs_encoding(c) {
+        } else if needs_encoding(c) || (matches!(c, '[' | ']') && i >= brackets_from) {
             push_pct_utf8(&mut out, c);
             r.pct_encoded_chars += 1;
             changed = true;
@@ -813,6 +831,20 @@ mod tests {
         );
         // A decoded trailing space/tab is trimmed like a literal one.
         assert_eq!(run(Mode::Web, true, "http://a/&#9;&#32;").0, "http://a/");
+    }
+
+    #[test]
+    fn web_brackets_outside_the_authority() {
+        assert_eq!(
+            web("https://h/ENDE292[1].pdf"),
+            "https://h/ENDE292%5B1%5D.pdf"
+        );
+        assert_eq!(
+            web("http://[::1]/a[b]?c[]"),
+            "http://[::1]/a%5Bb%5D?c%5B%5D"
+        );
+        assert_eq!(web("http://[::1]/"), "http://[::1]/");
+        assert_eq!(leiri("http://h/a[1]"), "http://h/a[1]");
     }
 
     #[test]
