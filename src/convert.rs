@@ -23,7 +23,7 @@ use std::borrow::Cow;
 use crate::chars::{self, hex_val, HEX_UPPER};
 use crate::error::{Error, ErrorKind, Result};
 use crate::iri::{parse, HostKind, IriRef};
-use crate::ladder::syntax::{decode_pct_char, norm_pct, Out};
+use crate::ladder::syntax::{decode_pct_char, Out};
 
 /// Map an IRI reference to a URI reference (§3.6).
 ///
@@ -254,13 +254,6 @@ fn push_triplet_upper(out: &mut String, b: &[u8], i: usize) {
     out.push('%');
     out.push(HEX_UPPER[(v >> 4) as usize] as char);
     out.push(HEX_UPPER[(v & 15) as usize] as char);
-}
-
-/// Syntax-normalized percent-encoding of a URI, used by tests to state the
-/// round trip `to_uri(to_iri(u)) == u` "after syntax normalization".
-#[doc(hidden)]
-pub fn pct_normalized(s: &str) -> Cow<'_, str> {
-    norm_pct(s, false)
 }
 
 #[cfg(test)]

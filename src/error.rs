@@ -55,7 +55,7 @@ pub enum ErrorKind {
     BidiFormatting { ch: char },
     /// A private-use character outside the query (`iprivate`, §2.2).
     PrivateUseOutsideQuery { ch: char, component: Component },
-    /// The port is not `*DIGIT` or does not fit in 16 bits.
+    /// The port is not `*DIGIT` (RFC 3986 §3.2.3; any length is valid).
     InvalidPort,
     /// `[...]` that is not an RFC 3986 IPv6address.
     InvalidIpv6,

@@ -177,14 +177,13 @@ impl<'a> IriRef<'a> {
         self.pct
     }
 
-    /// Byte ranges of the components, for code that rewrites a reference
-    /// piece by piece: (scheme end, authority start, path start, path end,
-    /// query end).
+    /// Byte range (start, end) of the path, for code that rewrites a
+    /// reference piece by piece.
     pub(crate) fn path_range(&self) -> (usize, usize) {
         (self.path_start as usize, self.path_end())
     }
 
-    /// Start of the host within the text.
+    /// Byte range (start, end) of the host; `None` without an authority.
     pub(crate) fn host_range(&self) -> Option<(usize, usize)> {
         (self.auth_start != NONE).then(|| (self.host_start(), self.host_end as usize))
     }
