@@ -18,6 +18,7 @@
 //! cut it into chunks at line ends → per line, [`Normalizer::key`] (an
 //! already-canonical line is borrowed, not rebuilt) → dedup by key → CSV.
 
+pub mod cdx;
 pub mod chars;
 pub mod convert;
 pub mod decode;
@@ -29,6 +30,7 @@ pub mod learn;
 pub mod preprocess;
 pub mod resolve;
 pub mod surt;
+pub mod surt_ia;
 
 pub use convert::{to_iri, to_uri};
 pub use error::{Component, Error, ErrorKind, Result};
