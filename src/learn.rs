@@ -32,6 +32,8 @@
 //! assert_eq!(l.rules().count(), 1);
 //! ```
 
+pub mod digest;
+
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::io::Read;
@@ -93,6 +95,25 @@ impl Change {
     }
 }
 
+impl Change {
+    /// The change of a [`Change::name`].
+    pub fn from_name(s: &str) -> Option<Change> {
+        [
+            Change::SlashAdded,
+            Change::SlashRemoved,
+            Change::WwwAdded,
+            Change::WwwRemoved,
+            Change::HttpsUpgrade,
+            Change::HttpsDowngrade,
+            Change::IndexAdded,
+            Change::IndexRemoved,
+            Change::Other,
+        ]
+        .into_iter()
+        .find(|c| c.name() == s)
+    }
+}
+
 impl fmt::Display for Change {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -149,6 +170,8 @@ pub struct Learned {
     contradictions: Vec<Contradiction>,
     counts: BTreeMap<Change, usize>,
     rows: usize,
+    /// Rules learned from content digests ([`digest`]).
+    content: digest::ContentRules,
 }
 
 fn segment_kind(seg: &str) -> PathKind {
@@ -401,10 +424,14 @@ impl Learned {
     /// Order: scheme (https), host (`www.`), then the path rules of the
     /// resulting host: index, then slash.
     pub(crate) fn apply(&self, p: &mut Parts<'_>) -> bool {
-        if self.by_host.is_empty() || !p.has_authority {
+        if !p.has_authority {
             return false;
         }
-        let mut changed = false;
+        // Content rules first: they are keyed by the key's own origin.
+        let mut changed = self.content.apply(p);
+        if self.by_host.is_empty() {
+            return changed;
+        }
         if p.scheme == "http"
             && p.port.is_empty()
             && self.find(&host_port(p), Change::HttpsUpgrade).is_some()

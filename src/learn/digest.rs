@@ -1,0 +1,1077 @@
+//! Protocol-rung rules learned from content digests
+//! (draft-ietf-iri-3987bis §5.3.4), and the learned-rules file.
+//!
+//! §5.3.4 allows protocol-based equivalence "only … when equivalence is
+//! clearly indicated by both the result of accessing the resources and the
+//! common conventions of their scheme's dereference algorithm". A crawl's
+//! (URL, content digest[, timestamp]) records are the first kind of
+//! evidence: two URLs that returned identical bytes. This is the "DUST"
+//! problem (Bar-Yossef, Keidar, Schonfeld, *Do not crawl in the DUST*,
+//! WWW 2007; Dasgupta, Kumar, Sasturkar, *De-duping URLs via rewrite rules*,
+//! KDD 2008), restricted to rules that keep the key's
+//! scheme/authority/path boundary.
+//!
+//! Every URL is first put in its scheme-rung key (fragment dropped); records
+//! with user info or without an authority are not evidence. Rules are learned
+//! per **origin** (`scheme://host[:port]`), so they never cross hosts or
+//! schemes. Kinds ([`ContentKind`]):
+//!
+//! * `ignore-param NAME` — two captures that differ only in the presence or
+//!   value of query parameter `NAME` (every other parameter and the path
+//!   equal) are a *pair*; equal digests support the rule, different digests
+//!   contradict it;
+//! * `alias-slash KIND` — `/d/` and `/d` (same query); `KIND` is
+//!   `no-extension` or `extension` of the last segment, as for redirects;
+//!   applied by removing the slash;
+//! * `alias-index NAME` — `/d/NAME` and `/d/` (NAME one of
+//!   [`INDEX_NAMES`]); applied by removing NAME;
+//! * `case-insensitive-path` — two spellings of a path that differ only in
+//!   ASCII case; applied by lowercasing the path (not `%XX` escapes).
+//!
+//! **Support** is the number of *independent* pages with an agreeing pair:
+//! distinct (path, other parameters) for a parameter, distinct paths for an
+//! alias; repeated captures of one page count once. A rule is active when
+//! support ≥ `min_evidence` (default [`MIN_EVIDENCE`], 3) and it has **zero**
+//! contradicting pages, where a contradiction only counts when the two
+//! captures are within `window` seconds of each other (default
+//! [`DEFAULT_WINDOW`], 30 days): content drifts, and two captures a year
+//! apart may differ for reasons that are not the parameter. A capture
+//! without a timestamp is taken to be within the window of every other
+//! (the conservative choice). Candidates that reached the support but were
+//! contradicted are kept (and written to the rules file) so a reader can see
+//! why; they are never applied.
+//!
+//! Cost: pairs are formed inside groups of captures of one page, so time is
+//! linear in the records plus quadratic in the captures of a single page.
+//!
+//! ```
+//! use irinorm::learn::digest::{learn, DigestOptions, DigestRecord};
+//! let recs: Vec<DigestRecord> = (0..3)
+//!     .flat_map(|i| {
+//!         [
+//!             DigestRecord::new(format!("http://h.example/p{i}?sid=1"), format!("D{i}"), None),
+//!             DigestRecord::new(format!("http://h.example/p{i}?sid=2"), format!("D{i}"), None),
+//!         ]
+//!     })
+//!     .collect();
+//! let rules = learn(&recs, &DigestOptions::default());
+//! assert_eq!(rules.active().count(), 1);
+//! ```
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fmt;
+use std::io::BufRead;
+
+use super::{host_port, segment_kind, Change, Learned, LearnedRule, PathKind, MIN_EVIDENCE};
+use crate::cdx::{CdxLayout, Format};
+use crate::iri::parse;
+use crate::ladder::protocol::{Parts, INDEX_NAMES};
+use crate::ladder::{key, Level};
+
+/// Default contradiction window: 30 days, in seconds.
+pub const DEFAULT_WINDOW: i64 = 30 * 86_400;
+
+/// One capture: URL, content digest, optional 4–14 digit timestamp.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DigestRecord {
+    pub url: String,
+    pub digest: String,
+    pub timestamp: Option<String>,
+}
+
+impl DigestRecord {
+    pub fn new(url: impl Into<String>, digest: impl Into<String>, ts: Option<&str>) -> Self {
+        DigestRecord {
+            url: url.into(),
+            digest: digest.into(),
+            timestamp: ts.map(str::to_owned),
+        }
+    }
+}
+
+/// Thresholds of [`learn`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DigestOptions {
+    /// Independent agreeing pages needed (at least 1).
+    pub min_evidence: usize,
+    /// Contradictions count only between captures at most this many
+    /// seconds apart.
+    pub window: i64,
+}
+
+impl Default for DigestOptions {
+    fn default() -> Self {
+        DigestOptions {
+            min_evidence: MIN_EVIDENCE,
+            window: DEFAULT_WINDOW,
+        }
+    }
+}
+
+/// What a content rule does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ContentKind {
+    IgnoreParam,
+    AliasSlash,
+    AliasIndex,
+    CaseInsensitivePath,
+}
+
+impl ContentKind {
+    pub const ALL: [ContentKind; 4] = [
+        ContentKind::IgnoreParam,
+        ContentKind::AliasSlash,
+        ContentKind::AliasIndex,
+        ContentKind::CaseInsensitivePath,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ContentKind::IgnoreParam => "ignore-param",
+            ContentKind::AliasSlash => "alias-slash",
+            ContentKind::AliasIndex => "alias-index",
+            ContentKind::CaseInsensitivePath => "case-insensitive-path",
+        }
+    }
+
+    /// One line for `irinorm rules`.
+    pub fn description(self) -> &'static str {
+        match self {
+            ContentKind::IgnoreParam => {
+                "query parameter PATTERN never changed the digest on this origin; dropped"
+            }
+            ContentKind::AliasSlash => {
+                "/d/ and /d returned the same content (PATTERN: last segment with or without a '.'); the slash is dropped"
+            }
+            ContentKind::AliasIndex => "/d/PATTERN and /d/ returned the same content; PATTERN is dropped",
+            ContentKind::CaseInsensitivePath => {
+                "paths differing only in ASCII case returned the same content; the path is lowercased (not %XX)"
+            }
+        }
+    }
+
+    fn from_name(s: &str) -> Option<ContentKind> {
+        ContentKind::ALL.into_iter().find(|k| k.name() == s)
+    }
+}
+
+impl fmt::Display for ContentKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A candidate rule with its evidence.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ContentRule {
+    /// `scheme://host[:port]` as in the scheme-rung key.
+    pub origin: String,
+    pub kind: ContentKind,
+    /// Parameter name, `no-extension`/`extension`, index name, or `*`.
+    pub pattern: String,
+    pub support: usize,
+    pub contradictions: usize,
+}
+
+impl ContentRule {
+    pub fn is_active(&self) -> bool {
+        self.contradictions == 0
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+struct OriginRules {
+    params: BTreeSet<String>,
+    slash: Vec<PathKind>,
+    index: Vec<&'static str>,
+    case: bool,
+}
+
+/// Rules learned from digests: every candidate, and the active ones indexed
+/// by origin for application.
+#[derive(Debug, Clone, Default)]
+pub struct ContentRules {
+    candidates: Vec<ContentRule>,
+    by_origin: HashMap<String, OriginRules>,
+}
+
+impl ContentRules {
+    /// Build from candidates; only those without contradictions (and with a
+    /// valid pattern) are applied.
+    pub fn from_candidates(mut candidates: Vec<ContentRule>) -> Self {
+        candidates.sort();
+        let mut by_origin: HashMap<String, OriginRules> = HashMap::new();
+        for c in candidates.iter().filter(|c| c.is_active()) {
+            let o = by_origin.entry(c.origin.clone()).or_default();
+            match c.kind {
+                ContentKind::IgnoreParam => {
+                    o.params.insert(c.pattern.clone());
+                }
+                ContentKind::AliasSlash => o.slash.extend(path_kind(&c.pattern)),
+                ContentKind::AliasIndex => o
+                    .index
+                    .extend(INDEX_NAMES.iter().find(|n| **n == c.pattern)),
+                ContentKind::CaseInsensitivePath => o.case = true,
+            }
+        }
+        ContentRules {
+            candidates,
+            by_origin,
+        }
+    }
+
+    /// Every candidate, active or contradicted, sorted.
+    pub fn candidates(&self) -> &[ContentRule] {
+        &self.candidates
+    }
+
+    /// The candidates that are applied.
+    pub fn active(&self) -> impl Iterator<Item = &ContentRule> {
+        self.candidates.iter().filter(|c| c.is_active())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_origin.is_empty()
+    }
+
+    /// Apply to the parts of a scheme-rung key; `true` if changed. Only the
+    /// query and the path below its first `/` change; the scheme, authority
+    /// and the path's leading `/` are never touched.
+    pub(crate) fn apply(&self, p: &mut Parts<'_>) -> bool {
+        if self.by_origin.is_empty() || !p.has_authority || !p.userinfo.is_empty() {
+            return false;
+        }
+        let Some(o) = self.by_origin.get(&origin(p)) else {
+            return false;
+        };
+        let mut changed = false;
+        if !o.params.is_empty() {
+            if let Some(q) = &p.query {
+                let kept: Vec<&str> = q
+                    .split('&')
+                    .filter(|kv| !o.params.contains(param_name(kv)))
+                    .collect();
+                if kept.len() != q.split('&').count() {
+                    p.query = (!kept.is_empty()).then(|| kept.join("&").into());
+                    changed = true;
+                }
+            }
+        }
+        if !p.path.starts_with('/') {
+            return changed;
+        }
+        if o.case {
+            let lower = lowercase_path(&p.path);
+            if lower != *p.path {
+                p.path = lower.into();
+                changed = true;
+            }
+        }
+        for n in &o.index {
+            if let Some(dir) = p.path.strip_suffix(n) {
+                if dir.ends_with('/') {
+                    p.path = dir.to_owned().into();
+                    changed = true;
+                    break;
+                }
+            }
+        }
+        if let Some(dir) = p.path.strip_suffix('/') {
+            let seg = &dir[dir.rfind('/').map_or(0, |i| i + 1)..];
+            if !seg.is_empty() && o.slash.contains(&segment_kind(seg)) {
+                p.path = dir.to_owned().into();
+                changed = true;
+            }
+        }
+        changed
+    }
+}
+
+fn path_kind(s: &str) -> Option<PathKind> {
+    match s {
+        "no-extension" => Some(PathKind::NoExtension),
+        "extension" => Some(PathKind::Extension),
+        "any" => Some(PathKind::Any),
+        _ => INDEX_NAMES
+            .iter()
+            .find(|n| s.strip_prefix("index:") == Some(**n))
+            .map(|n| PathKind::Index(n)),
+    }
+}
+
+fn param_name(kv: &str) -> &str {
+    kv.split_once('=').map_or(kv, |(k, _)| k)
+}
+
+/// ASCII-lowercase a path, leaving `%XX` escapes (uppercase in keys) alone.
+fn lowercase_path(path: &str) -> String {
+    let b = path.as_bytes();
+    let mut out = String::with_capacity(path.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() {
+            out.push_str(&path[i..i + 3]);
+            i += 3;
+            continue;
+        }
+        let c = path[i..].chars().next().unwrap_or('\u{FFFD}');
+        out.push(c.to_ascii_lowercase());
+        i += c.len_utf8().max(1);
+    }
+    out
+}
+
+fn origin(p: &Parts<'_>) -> String {
+    format!("{}://{}", p.scheme, host_port(p))
+}
+
+/// Seconds since 1970 of a 4–14 digit `YYYYMMDDhhmmss` prefix (missing
+/// parts are the start of the period).
+pub fn timestamp_secs(ts: &str) -> Option<i64> {
+    if !(4..=14).contains(&ts.len()) || !ts.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let mut full = ts.to_owned();
+    full.push_str(&"00000101000000"[ts.len()..]);
+    let n = |a: usize, b: usize| full[a..b].parse::<i64>().ok();
+    let (y, m, d) = (n(0, 4)?, n(4, 6)?, n(6, 8)?);
+    let (hh, mm, ss) = (n(8, 10)?, n(10, 12)?, n(12, 14)?);
+    if !(1..=12).contains(&m) || !(1..=31).contains(&d) || hh > 23 || mm > 59 || ss > 60 {
+        return None;
+    }
+    // Days from civil (proleptic Gregorian).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(days * 86_400 + hh * 3600 + mm * 60 + ss)
+}
+
+/// A capture reduced to evidence: interned digest and time.
+#[derive(Debug, Clone, Copy)]
+struct Cap {
+    digest: u32,
+    time: Option<i64>,
+}
+
+fn within(a: Cap, b: Cap, window: i64) -> bool {
+    match (a.time, b.time) {
+        (Some(x), Some(y)) => (x - y).abs() <= window,
+        _ => true,
+    }
+}
+
+/// Compare the captures of two spellings: (some equal digest, some
+/// different digest within the window).
+fn compare(a: &[Cap], b: &[Cap], window: i64) -> (bool, bool) {
+    let mut agree = false;
+    let mut contra = false;
+    for &x in a {
+        for &y in b {
+            if x.digest == y.digest {
+                agree = true;
+            } else if within(x, y, window) {
+                contra = true;
+            }
+        }
+    }
+    (agree, contra)
+}
+
+/// The captures of one page, by spelling.
+type Spellings<'a> = BTreeMap<&'a str, Vec<Cap>>;
+
+/// Compare every pair of spellings in one page group.
+fn compare_group(spellings: &Spellings<'_>, window: i64) -> (bool, bool) {
+    let v: Vec<&Vec<Cap>> = spellings.values().collect();
+    let (mut agree, mut contra) = (false, false);
+    for i in 0..v.len() {
+        for j in i + 1..v.len() {
+            let (a, c) = compare(v[i], v[j], window);
+            agree |= a;
+            contra |= c;
+        }
+    }
+    (agree, contra)
+}
+
+#[derive(Default)]
+struct Tally {
+    support: usize,
+    contradictions: usize,
+}
+
+impl Tally {
+    fn add(&mut self, (agree, contra): (bool, bool)) {
+        if contra {
+            self.contradictions += 1;
+        } else if agree {
+            self.support += 1;
+        }
+    }
+}
+
+struct Capture {
+    origin: String,
+    path: String,
+    query: Option<String>,
+    cap: Cap,
+}
+
+/// Learn content rules from captures (see the module documentation).
+/// Records whose URL does not parse, or without an authority, are skipped.
+pub fn learn(records: &[DigestRecord], opts: &DigestOptions) -> ContentRules {
+    let min = opts.min_evidence.max(1);
+    let mut digests: HashMap<&str, u32> = HashMap::new();
+    let mut caps: Vec<Capture> = Vec::with_capacity(records.len());
+    for r in records {
+        let Ok(k) = key(r.url.trim(), Level::Scheme) else {
+            continue;
+        };
+        let Ok(iri) = parse(&k) else { continue };
+        let p = Parts::of(&iri);
+        if !p.has_authority || !p.userinfo.is_empty() || !p.path.starts_with('/') {
+            continue;
+        }
+        let n = digests.len() as u32;
+        let digest = *digests.entry(r.digest.as_str()).or_insert(n);
+        caps.push(Capture {
+            origin: origin(&p),
+            path: p.path.to_string(),
+            query: p
+                .query
+                .as_deref()
+                .filter(|q| !q.is_empty())
+                .map(str::to_owned),
+            cap: Cap {
+                digest,
+                time: r.timestamp.as_deref().and_then(timestamp_secs),
+            },
+        });
+    }
+    let mut tallies: BTreeMap<(String, ContentKind, String), Tally> = BTreeMap::new();
+    let w = opts.window;
+
+    // Parameters: group by (origin, name, path + other params); the
+    // spelling is the parameter's own part (absent = "").
+    {
+        // (origin, path?query) → captures; used for "parameter absent".
+        let mut exact: HashMap<(&str, String), Vec<Cap>> = HashMap::new();
+        for c in &caps {
+            let full = match &c.query {
+                Some(q) => format!("{}?{q}", c.path),
+                None => c.path.clone(),
+            };
+            exact.entry((&c.origin, full)).or_default().push(c.cap);
+        }
+        type Groups<'a> = BTreeMap<(&'a str, &'a str, String), BTreeMap<String, Vec<Cap>>>;
+        let mut groups: Groups = BTreeMap::new();
+        for c in &caps {
+            let Some(q) = &c.query else { continue };
+            let params: Vec<&str> = q.split('&').collect();
+            let names: BTreeSet<&str> = params.iter().map(|kv| param_name(kv)).collect();
+            for name in names {
+                let (mine, rest): (Vec<&str>, Vec<&str>) =
+                    params.iter().partition(|kv| param_name(kv) == name);
+                let rest = if rest.is_empty() {
+                    c.path.clone()
+                } else {
+                    format!("{}?{}", c.path, rest.join("&"))
+                };
+                groups
+                    .entry((&c.origin, name, rest))
+                    .or_default()
+                    .entry(mine.join("&"))
+                    .or_default()
+                    .push(c.cap);
+            }
+        }
+        for ((origin, name, rest), mut spellings) in groups {
+            if let Some(absent) = exact.get(&(origin, rest.clone())) {
+                spellings.insert(String::new(), absent.clone());
+            }
+            if spellings.len() < 2 {
+                continue;
+            }
+            let s: BTreeMap<&str, Vec<Cap>> = spellings
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.clone()))
+                .collect();
+            tallies
+                .entry((origin.to_owned(), ContentKind::IgnoreParam, name.to_owned()))
+                .or_default()
+                .add(compare_group(&s, w));
+        }
+    }
+
+    // Path aliases: slash and index, between exact (path, query) groups.
+    let mut by_page: HashMap<(&str, &str, Option<&str>), Vec<Cap>> = HashMap::new();
+    for c in &caps {
+        by_page
+            .entry((&c.origin, &c.path, c.query.as_deref()))
+            .or_default()
+            .push(c.cap);
+    }
+    let mut pages: Vec<_> = by_page.keys().copied().collect();
+    pages.sort();
+    for &(origin, path, query) in &pages {
+        let here = &by_page[&(origin, path, query)];
+        if let Some(dir) = path.strip_suffix('/') {
+            let seg = &dir[dir.rfind('/').map_or(0, |i| i + 1)..];
+            if !seg.is_empty() {
+                if let Some(other) = by_page.get(&(origin, dir, query)) {
+                    let kind = segment_kind(seg);
+                    tallies
+                        .entry((origin.to_owned(), ContentKind::AliasSlash, kind.to_string()))
+                        .or_default()
+                        .add(compare(here, other, w));
+                }
+            }
+        }
+        for n in INDEX_NAMES {
+            if let Some(dir) = path.strip_suffix(n).filter(|d| d.ends_with('/')) {
+                if let Some(other) = by_page.get(&(origin, dir, query)) {
+                    tallies
+                        .entry((origin.to_owned(), ContentKind::AliasIndex, (*n).to_owned()))
+                        .or_default()
+                        .add(compare(here, other, w));
+                }
+            }
+        }
+    }
+    // Case: group by lowercased path (same query).
+    let mut by_lower: BTreeMap<(&str, String, Option<&str>), Spellings> = BTreeMap::new();
+    for &(origin, path, query) in &pages {
+        by_lower
+            .entry((origin, lowercase_path(path), query))
+            .or_default()
+            .insert(path, by_page[&(origin, path, query)].clone());
+    }
+    for ((origin, _, _), spellings) in by_lower {
+        if spellings.len() >= 2 {
+            tallies
+                .entry((
+                    origin.to_owned(),
+                    ContentKind::CaseInsensitivePath,
+                    "*".into(),
+                ))
+                .or_default()
+                .add(compare_group(&spellings, w));
+        }
+    }
+
+    let candidates = tallies
+        .into_iter()
+        .filter(|(_, t)| t.support >= min)
+        .map(|((origin, kind, pattern), t)| ContentRule {
+            origin,
+            kind,
+            pattern,
+            support: t.support,
+            contradictions: t.contradictions,
+        })
+        .collect();
+    ContentRules::from_candidates(candidates)
+}
+
+/// Input layouts for [`read_records`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DigestFormat {
+    Cdx,
+    Cdxj,
+    /// `url,digest[,timestamp]`; a first row starting `url` is a header.
+    Csv,
+    /// As CSV, tab-separated.
+    Tsv,
+}
+
+impl DigestFormat {
+    /// From a file name's extension (`.cdx`, `.cdxj`, `.csv`, `.tsv`,
+    /// optionally followed by `.gz`/`.zst`).
+    pub fn from_path(path: &str) -> Option<DigestFormat> {
+        let p = path.to_ascii_lowercase();
+        let p = p
+            .strip_suffix(".gz")
+            .or_else(|| p.strip_suffix(".zst"))
+            .unwrap_or(&p);
+        let ext = p.rsplit_once('.')?.1;
+        DigestFormat::from_name(ext)
+    }
+
+    pub fn from_name(s: &str) -> Option<DigestFormat> {
+        match s {
+            "cdx" => Some(DigestFormat::Cdx),
+            "cdxj" => Some(DigestFormat::Cdxj),
+            "csv" => Some(DigestFormat::Csv),
+            "tsv" => Some(DigestFormat::Tsv),
+            _ => None,
+        }
+    }
+}
+
+/// Records read and lines rejected (1-based line number, reason).
+#[derive(Debug, Default)]
+pub struct ReadResult {
+    pub records: Vec<DigestRecord>,
+    pub rejected: Vec<(usize, String)>,
+}
+
+/// Read (URL, digest, timestamp) records. A line without a digest is
+/// rejected with a reason, as is any malformed line; only I/O fails.
+pub fn read_records<R: BufRead>(r: R, format: DigestFormat) -> std::io::Result<ReadResult> {
+    let mut out = ReadResult::default();
+    let mut layout = match format {
+        DigestFormat::Cdxj => CdxLayout::new(Format::Cdxj),
+        _ => CdxLayout::new(Format::Cdx),
+    };
+    let sep = if format == DigestFormat::Tsv {
+        '\t'
+    } else {
+        ','
+    };
+    for (i, line) in r.split(b'\n').enumerate() {
+        let line = line?;
+        let line = String::from_utf8_lossy(&line);
+        let line = line.strip_suffix('\r').unwrap_or(&line);
+        let line = if i == 0 {
+            line.strip_prefix('\u{FEFF}').unwrap_or(line)
+        } else {
+            line
+        };
+        if line.trim().is_empty() {
+            continue;
+        }
+        let rec = match format {
+            DigestFormat::Cdx | DigestFormat::Cdxj => {
+                match layout.header(line) {
+                    Ok(true) => continue,
+                    Ok(false) => {}
+                    Err(e) => {
+                        out.rejected.push((i + 1, e));
+                        continue;
+                    }
+                }
+                layout.record(line).and_then(|r| match r.digest {
+                    Some(d) => Ok(DigestRecord {
+                        url: r.url.into_owned(),
+                        digest: d.into_owned(),
+                        timestamp: r.timestamp.map(|t| t.into_owned()),
+                    }),
+                    None => Err("no digest".into()),
+                })
+            }
+            DigestFormat::Csv | DigestFormat::Tsv => {
+                let f: Vec<&str> = line.split(sep).map(str::trim).collect();
+                if i == 0 && f[0].eq_ignore_ascii_case("url") {
+                    continue;
+                }
+                match f.as_slice() {
+                    [u, d] | [u, d, ""] if !u.is_empty() && !d.is_empty() => {
+                        Ok(DigestRecord::new(*u, *d, None))
+                    }
+                    [u, d, t] if !u.is_empty() && !d.is_empty() => {
+                        if timestamp_secs(t).is_some() {
+                            Ok(DigestRecord::new(*u, *d, Some(t)))
+                        } else {
+                            Err(format!(
+                                "timestamp {:?} is not 4 to 14 digits",
+                                t.escape_debug().to_string()
+                            ))
+                        }
+                    }
+                    _ => Err(format!(
+                        "want url{sep}digest[{sep}timestamp], got {} field(s)",
+                        f.len()
+                    )
+                    .replace('\t', "TAB")),
+                }
+            }
+        };
+        match rec {
+            Ok(r) => out.records.push(r),
+            Err(e) => out.rejected.push((i + 1, e)),
+        }
+    }
+    Ok(out)
+}
+
+/// Header of the rules file.
+pub const RULES_HEADER: &str = "#host\tkind\tpattern\tsupport\tcontradictions";
+
+impl Learned {
+    /// Add rules learned from digests (replacing earlier ones).
+    pub fn with_content(mut self, content: ContentRules) -> Learned {
+        self.content = content;
+        self
+    }
+
+    /// The rules learned from digests.
+    pub fn content(&self) -> &ContentRules {
+        &self.content
+    }
+
+    /// The rules file: one TSV row per rule — redirect rules
+    /// (`host[:port]`, change, path kind, support, 0), then every content
+    /// candidate (`scheme://host[:port]`, kind, pattern, support,
+    /// contradictions; rows with contradictions are not applied).
+    pub fn to_tsv(&self) -> String {
+        let mut out = String::from(RULES_HEADER);
+        out.push('\n');
+        for r in self.rules() {
+            out.push_str(&format!(
+                "{}\t{}\t{}\t{}\t0\n",
+                r.host, r.change, r.path_kind, r.support
+            ));
+        }
+        for c in self.content.candidates() {
+            out.push_str(&format!(
+                "{}\t{}\t{}\t{}\t{}\n",
+                c.origin, c.kind, c.pattern, c.support, c.contradictions
+            ));
+        }
+        out
+    }
+
+    /// Read a rules file written by [`Learned::to_tsv`]. Lines starting
+    /// with `#` and blank lines are skipped; anything else malformed is an
+    /// error naming the line.
+    pub fn from_tsv(text: &str) -> Result<Learned, String> {
+        let mut learned = Learned::default();
+        let mut content = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            if line.starts_with('#') || line.trim().is_empty() {
+                continue;
+            }
+            let bad = |why: &str| {
+                format!(
+                    "rules file line {}: {why}: {:?}",
+                    i + 1,
+                    line.escape_debug().to_string()
+                )
+            };
+            let f: Vec<&str> = line.split('\t').collect();
+            let [host, kind, pattern, support, contra] = f.as_slice() else {
+                return Err(bad("want 5 tab-separated fields"));
+            };
+            let support: usize = support
+                .parse()
+                .map_err(|_| bad("support is not a number"))?;
+            let contradictions: usize = contra
+                .parse()
+                .map_err(|_| bad("contradictions is not a number"))?;
+            if let Some(kind) = ContentKind::from_name(kind) {
+                let ok = match kind {
+                    ContentKind::IgnoreParam => !pattern.is_empty() && !pattern.contains('&'),
+                    ContentKind::AliasSlash => {
+                        matches!(*pattern, "no-extension" | "extension")
+                    }
+                    ContentKind::AliasIndex => INDEX_NAMES.contains(pattern),
+                    ContentKind::CaseInsensitivePath => *pattern == "*",
+                };
+                if !ok || !host.contains("://") {
+                    return Err(bad("bad origin or pattern for this kind"));
+                }
+                content.push(ContentRule {
+                    origin: (*host).to_owned(),
+                    kind,
+                    pattern: (*pattern).to_owned(),
+                    support,
+                    contradictions,
+                });
+            } else {
+                let change = Change::from_name(kind).ok_or_else(|| bad("unknown rule kind"))?;
+                let path_kind = path_kind(pattern).ok_or_else(|| bad("unknown path kind"))?;
+                if contradictions > 0 || change == Change::Other || change == Change::HttpsDowngrade
+                {
+                    continue;
+                }
+                learned
+                    .by_host
+                    .entry((*host).to_owned())
+                    .or_default()
+                    .push(LearnedRule {
+                        host: (*host).to_owned(),
+                        change,
+                        path_kind,
+                        support,
+                    });
+            }
+        }
+        learned.content = ContentRules::from_candidates(content);
+        Ok(learned)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ladder::protocol::{ProtocolRules, Rules};
+    use crate::ladder::{Normalizer, Options};
+    use std::sync::Arc;
+
+    fn rec(url: &str, digest: &str, ts: &str) -> DigestRecord {
+        DigestRecord::new(url, digest, (!ts.is_empty()).then_some(ts))
+    }
+
+    fn key_with(l: &Learned, url: &str) -> String {
+        Normalizer::new(Options {
+            level: Level::Protocol,
+            ..Options::default()
+        })
+        .with_protocol(Arc::new(ProtocolRules::new(Rules::NONE, Some(l.clone()))))
+        .key(url)
+        .unwrap()
+        .into_owned()
+    }
+
+    /// Hand-written crawl: `s` never changes content on three pages; `id`
+    /// selects content; `/About` etc. are case aliases.
+    fn crawl() -> Vec<DigestRecord> {
+        let mut v = Vec::new();
+        for (i, page) in ["/a", "/b", "/c"].iter().enumerate() {
+            let d = format!("P{i}");
+            v.push(rec(
+                &format!("http://h.example{page}?s=1"),
+                &d,
+                "20200101000000",
+            ));
+            v.push(rec(
+                &format!("http://h.example{page}?s=2"),
+                &d,
+                "20200102000000",
+            ));
+            v.push(rec(
+                &format!("http://h.example{page}"),
+                &d,
+                "20200103000000",
+            ));
+            // id selects content.
+            v.push(rec(
+                &format!("http://h.example{page}?id=1"),
+                &format!("{d}-1"),
+                "20200101000000",
+            ));
+            v.push(rec(
+                &format!("http://h.example{page}?id=2"),
+                &format!("{d}-2"),
+                "20200101000000",
+            ));
+        }
+        v
+    }
+
+    #[test]
+    fn planted_parameter_is_found_and_selecting_one_kept() {
+        let rules = learn(&crawl(), &DigestOptions::default());
+        let active: Vec<_> = rules
+            .active()
+            .map(|r| (r.kind, r.pattern.as_str(), r.support))
+            .collect();
+        assert_eq!(active, [(ContentKind::IgnoreParam, "s", 3)]);
+        let id = rules.candidates().iter().find(|c| c.pattern == "id");
+        assert!(id.is_none() || !id.unwrap().is_active());
+        let l = Learned::default().with_content(rules);
+        // Generalizes to a fresh value and a fresh page of that origin only.
+        assert_eq!(
+            key_with(&l, "http://h.example/new?x=1&s=999"),
+            "http://h.example/new?x=1"
+        );
+        assert_eq!(
+            key_with(&l, "http://h.example/new?s=9"),
+            "http://h.example/new"
+        );
+        assert_eq!(
+            key_with(&l, "http://h.example/a?id=7&s=1"),
+            "http://h.example/a?id=7"
+        );
+        assert_eq!(
+            key_with(&l, "https://h.example/a?s=1"),
+            "https://h.example/a?s=1"
+        );
+        assert_eq!(
+            key_with(&l, "http://g.example/a?s=1"),
+            "http://g.example/a?s=1"
+        );
+    }
+
+    #[test]
+    fn too_little_evidence_learns_nothing() {
+        let recs: Vec<_> = crawl()
+            .into_iter()
+            .filter(|r| !r.url.contains("/c"))
+            .collect();
+        assert_eq!(learn(&recs, &DigestOptions::default()).active().count(), 0);
+        let o = DigestOptions {
+            min_evidence: 2,
+            ..DigestOptions::default()
+        };
+        assert_eq!(learn(&recs, &o).active().count(), 1);
+    }
+
+    #[test]
+    fn contradiction_blocks_and_window_is_honoured() {
+        let mut recs = crawl();
+        // Page /d: s=1 and s=2 a day apart with different content.
+        recs.push(rec("http://h.example/d?s=1", "X", "20200101000000"));
+        recs.push(rec("http://h.example/d?s=2", "Y", "20200102000000"));
+        let rules = learn(&recs, &DigestOptions::default());
+        assert_eq!(rules.active().count(), 0);
+        let s = rules
+            .candidates()
+            .iter()
+            .find(|c| c.pattern == "s")
+            .unwrap();
+        assert_eq!((s.support, s.contradictions), (3, 1));
+        // The same disagreement a year apart is content drift, not evidence.
+        let mut recs = crawl();
+        recs.push(rec("http://h.example/d?s=1", "X", "20190101000000"));
+        recs.push(rec("http://h.example/d?s=2", "Y", "20200102000000"));
+        assert_eq!(learn(&recs, &DigestOptions::default()).active().count(), 1);
+        // ... unless the window is widened.
+        let o = DigestOptions {
+            window: 400 * 86_400,
+            ..DigestOptions::default()
+        };
+        assert_eq!(learn(&recs, &o).active().count(), 0);
+        // Without timestamps, every pair is within the window.
+        let mut recs = crawl();
+        recs.push(rec("http://h.example/d?s=1", "X", ""));
+        recs.push(rec("http://h.example/d?s=2", "Y", "20300101000000"));
+        assert_eq!(learn(&recs, &DigestOptions::default()).active().count(), 0);
+    }
+
+    #[test]
+    fn path_aliases() {
+        let mut v = Vec::new();
+        for (i, d) in ["x", "y", "z"].iter().enumerate() {
+            let dg = format!("D{i}");
+            v.push(rec(&format!("http://p.example/{d}/"), &dg, ""));
+            v.push(rec(&format!("http://p.example/{d}"), &dg, ""));
+            v.push(rec(&format!("http://p.example/{d}/index.html"), &dg, ""));
+            v.push(rec(&format!("http://q.example/{d}/File.HTML"), &dg, ""));
+            v.push(rec(&format!("http://q.example/{d}/file.html"), &dg, ""));
+        }
+        let rules = learn(&v, &DigestOptions::default());
+        let mut got: Vec<_> = rules
+            .active()
+            .map(|r| format!("{} {} {}", r.origin, r.kind, r.pattern))
+            .collect();
+        got.sort();
+        assert_eq!(
+            got,
+            [
+                "http://p.example alias-index index.html",
+                "http://p.example alias-slash no-extension",
+                "http://q.example case-insensitive-path *",
+            ]
+        );
+        let l = Learned::default().with_content(rules);
+        assert_eq!(
+            key_with(&l, "http://p.example/new/index.html"),
+            "http://p.example/new"
+        );
+        assert_eq!(key_with(&l, "http://p.example/"), "http://p.example/");
+        assert_eq!(
+            key_with(&l, "http://q.example/A%2Fb/C"),
+            "http://q.example/a%2Fb/c"
+        );
+        assert_eq!(key_with(&l, "http://p.example/A"), "http://p.example/A");
+    }
+
+    #[test]
+    fn rules_file_round_trip() {
+        let redirects = "http://r.example/a,http://r.example/a/\n\
+                         http://r.example/b,http://r.example/b/\n\
+                         http://r.example/c,http://r.example/c/\n";
+        let mut recs = crawl();
+        recs.push(rec("http://h.example/d?id=1", "Q", ""));
+        recs.push(rec("http://h.example/d?id=1&s=3", "Q", ""));
+        let l = Learned::from_csv(redirects.as_bytes())
+            .unwrap()
+            .with_content(learn(&recs, &DigestOptions::default()));
+        let tsv = l.to_tsv();
+        assert!(tsv.starts_with(RULES_HEADER));
+        assert!(
+            tsv.contains("r.example\tslash-added\tno-extension\t3\t0\n"),
+            "{tsv}"
+        );
+        assert!(
+            tsv.contains("http://h.example\tignore-param\ts\t4\t0\n"),
+            "{tsv}"
+        );
+        let back = Learned::from_tsv(&tsv).unwrap();
+        assert_eq!(back.to_tsv(), tsv);
+        for u in [
+            "http://r.example/q",
+            "http://h.example/z?s=1&t=2",
+            "http://h.example/z?id=1",
+        ] {
+            assert_eq!(key_with(&back, u), key_with(&l, u), "{u}");
+        }
+        // A contradicted row is kept in the file but not applied.
+        let t = "http://h.example\tignore-param\tid\t5\t1\n";
+        let l = Learned::from_tsv(t).unwrap();
+        assert_eq!(
+            key_with(&l, "http://h.example/a?id=1"),
+            "http://h.example/a?id=1"
+        );
+        assert_eq!(l.to_tsv(), format!("{RULES_HEADER}\n{t}"));
+        for bad in [
+            "h\tslash-added\tno-extension\t3\n",
+            "h\tnope\tx\t3\t0\n",
+            "h\tslash-added\tweird\t3\t0\n",
+            "http://h\tignore-param\ta&b\t3\t0\n",
+            "h\tignore-param\ts\t3\t0\n",
+            "h\tslash-added\tno-extension\tx\t0\n",
+        ] {
+            assert!(
+                Learned::from_tsv(bad).unwrap_err().contains("line 1"),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn reading_records() {
+        let cdx = " CDX N b a m s k r M S V g\n\
+                   com,h)/ 20200101000000 http://h.com/ text/html 200 AAA - - 1 2 f\n\
+                   com,h)/ 20200101000000 http://h.com/ text/html 200 - - - 1 2 f\n\
+                   garbage\n";
+        let r = read_records(cdx.as_bytes(), DigestFormat::Cdx).unwrap();
+        assert_eq!(r.records, [rec("http://h.com/", "AAA", "20200101000000")]);
+        assert_eq!(r.rejected.len(), 2);
+        assert_eq!(r.rejected[0], (3, "no digest".to_owned()));
+        let csv = "url,digest,timestamp\nhttp://a/,D,2020\nhttp://b/,E\nhttp://c/,F,x\nhttp://d/\n";
+        let r = read_records(csv.as_bytes(), DigestFormat::Csv).unwrap();
+        assert_eq!(
+            r.records,
+            [rec("http://a/", "D", "2020"), rec("http://b/", "E", "")]
+        );
+        assert_eq!(r.rejected.iter().map(|x| x.0).collect::<Vec<_>>(), [4, 5]);
+        let tsv = "http://a/\tD\n";
+        assert_eq!(
+            read_records(tsv.as_bytes(), DigestFormat::Tsv)
+                .unwrap()
+                .records
+                .len(),
+            1
+        );
+        assert_eq!(
+            DigestFormat::from_path("x/crawl.CDXJ.gz"),
+            Some(DigestFormat::Cdxj)
+        );
+        assert_eq!(DigestFormat::from_path("crawl.txt"), None);
+    }
+
+    #[test]
+    fn timestamps() {
+        assert_eq!(timestamp_secs("19700101000000"), Some(0));
+        assert_eq!(timestamp_secs("1970"), Some(0));
+        assert_eq!(timestamp_secs("20000301"), Some(951_868_800));
+        assert_eq!(timestamp_secs("2000130100"), None);
+        assert_eq!(timestamp_secs("abc"), None);
+    }
+}
