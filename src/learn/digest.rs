@@ -28,18 +28,21 @@
 //! * `case-insensitive-path` — two spellings of a path that differ only in
 //!   ASCII case; applied by lowercasing the path (not `%XX` escapes).
 //!
-//! **Support** is the number of *independent* pages with an agreeing pair:
-//! distinct (path, other parameters) for a parameter, distinct paths for an
-//! alias; repeated captures of one page count once. A rule is active when
-//! support ≥ `min_evidence` (default [`MIN_EVIDENCE`], 3) and it has **zero**
-//! contradicting pages, where a contradiction only counts when the two
-//! captures are within `window` seconds of each other (default
-//! [`DEFAULT_WINDOW`], 30 days): content drifts, and two captures a year
-//! apart may differ for reasons that are not the parameter. A capture
-//! without a timestamp is taken to be within the window of every other
-//! (the conservative choice). Candidates that reached the support but were
-//! contradicted are kept (and written to the rules file) so a reader can see
-//! why; they are never applied.
+//! A *pair* is only evidence when its two captures are at most `window`
+//! seconds apart (default [`DEFAULT_WINDOW`], 2 days: one crawl pass);
+//! content drifts, and two captures a year apart may differ for reasons that
+//! are not the parameter. **Support** is the number of *independent* pages
+//! with an agreeing pair: distinct (path, other parameters) for a parameter,
+//! distinct paths for an alias; repeated captures of one page count once. A
+//! page with a differing pair is a **contradiction** — unless one of the two
+//! URLs itself returned other content within the window (its page changed
+//! then: drift, not the parameter). A rule is active when support ≥
+//! `min_evidence` (default [`MIN_EVIDENCE`], 3) and it has **zero**
+//! contradicting pages. A capture without a timestamp is taken to be within
+//! the window of every other capture, and never counts as drift (the
+//! conservative choice). Candidates that reached the support but were
+//! contradicted are kept (and written to the rules file) so a reader can
+//! see why; they are never applied.
 //!
 //! Cost: pairs are formed inside groups of captures of one page, so time is
 //! linear in the records plus quadratic in the captures of a single page.
@@ -68,8 +71,8 @@ use crate::iri::parse;
 use crate::ladder::protocol::{Parts, INDEX_NAMES};
 use crate::ladder::{key, Level};
 
-/// Default contradiction window: 30 days, in seconds.
-pub const DEFAULT_WINDOW: i64 = 30 * 86_400;
+/// Default window: 2 days, in seconds — the captures of one crawl pass.
+pub const DEFAULT_WINDOW: i64 = 2 * 86_400;
 
 /// One capture: URL, content digest, optional 4–14 digit timestamp.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -364,16 +367,28 @@ fn within(a: Cap, b: Cap, window: i64) -> bool {
     }
 }
 
-/// Compare the captures of two spellings: (some equal digest, some
-/// different digest within the window).
+/// `x` is a capture of a URL that itself returned other content within the
+/// window (both timestamps known): a difference next to `x` may be drift.
+fn unstable(x: Cap, same_url: &[Cap], window: i64) -> bool {
+    same_url.iter().any(|z| {
+        z.digest != x.digest
+            && matches!((x.time, z.time), (Some(a), Some(b)) if (a - b).abs() <= window)
+    })
+}
+
+/// Compare the captures of two spellings, pairs within the window only:
+/// (some equal digest, some different digest not explained by drift).
 fn compare(a: &[Cap], b: &[Cap], window: i64) -> (bool, bool) {
     let mut agree = false;
     let mut contra = false;
     for &x in a {
         for &y in b {
+            if !within(x, y, window) {
+                continue;
+            }
             if x.digest == y.digest {
                 agree = true;
-            } else if within(x, y, window) {
+            } else if !unstable(x, a, window) && !unstable(y, b, window) {
                 contra = true;
             }
         }
@@ -925,7 +940,7 @@ mod tests {
             .find(|c| c.pattern == "s")
             .unwrap();
         assert_eq!((s.support, s.contradictions), (3, 1));
-        // The same disagreement a year apart is content drift, not evidence.
+        // The same disagreement a year apart is not evidence.
         let mut recs = crawl();
         recs.push(rec("http://h.example/d?s=1", "X", "20190101000000"));
         recs.push(rec("http://h.example/d?s=2", "Y", "20200102000000"));
@@ -936,6 +951,13 @@ mod tests {
             ..DigestOptions::default()
         };
         assert_eq!(learn(&recs, &o).active().count(), 0);
+        // A URL that itself changed within the window explains the
+        // difference: drift, not a contradiction.
+        let mut recs = crawl();
+        recs.push(rec("http://h.example/d?s=1", "X", "20200101000000"));
+        recs.push(rec("http://h.example/d?s=1", "Z", "20200101120000"));
+        recs.push(rec("http://h.example/d?s=2", "Y", "20200102000000"));
+        assert_eq!(learn(&recs, &DigestOptions::default()).active().count(), 1);
         // Without timestamps, every pair is within the window.
         let mut recs = crawl();
         recs.push(rec("http://h.example/d?s=1", "X", ""));
