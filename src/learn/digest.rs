@@ -1004,6 +1004,49 @@ mod tests {
     }
 
     #[test]
+    fn rules_never_move_the_scheme_authority_path_boundary() {
+        let tsv = "http://h.example\tignore-param\ts\t3\t0\n\
+                   http://h.example\tignore-param\t\u{e9}\t3\t0\n\
+                   http://h.example\talias-slash\tno-extension\t3\t0\n\
+                   http://h.example\talias-slash\textension\t3\t0\n\
+                   http://h.example\talias-index\tindex.html\t3\t0\n\
+                   http://h.example\tcase-insensitive-path\t*\t3\t0\n";
+        let l = Learned::from_tsv(tsv).unwrap();
+        for u in [
+            "http://h.example",
+            "http://h.example/",
+            "http://h.example//",
+            "http://h.example//X/",
+            "http://h.example/index.html",
+            "http://h.example/A/Index.html",
+            "http://h.example/?s=1",
+            "http://h.example?s",
+            "http://h.example/%2F/",
+            "http://h.example/a%2f?s=1&s=2#F",
+            "http://h.example/.../",
+            "http://h.example/x?%C3%A9=1&s",
+            "http://h.example/x?&&s=&",
+            "http://h.example:8080/A/",
+            "http://u@h.example/A/",
+            "http://h.example/ü/Ä/?s=ö",
+        ] {
+            let before = key(u, Level::Scheme).unwrap();
+            let after = key_with(&l, u);
+            let (b, a) = (parse(&before).unwrap(), parse(&after).unwrap());
+            assert_eq!(a.scheme(), b.scheme(), "{u}");
+            assert_eq!(a.authority(), b.authority(), "{u}");
+            assert!(
+                a.path().starts_with('/') || a.path() == b.path(),
+                "{u} → {after}"
+            );
+            // Still a scheme-rung key: normalizing it again changes nothing.
+            assert_eq!(key(&after, Level::Scheme).unwrap(), after, "{u}");
+            // And applying the rules again is stable.
+            assert_eq!(key_with(&l, &after), after, "{u}");
+        }
+    }
+
+    #[test]
     fn rules_file_round_trip() {
         let redirects = "http://r.example/a,http://r.example/a/\n\
                          http://r.example/b,http://r.example/b/\n\
