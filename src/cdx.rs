@@ -289,6 +289,15 @@ mod tests {
         assert_eq!(r.status.as_deref(), Some("301"));
     }
 
+    proptest::proptest! {
+        #[test]
+        fn never_panics(s in "\\PC{0,80}") {
+            let _ = CdxLayout::new(Format::Cdx).record(&s);
+            let _ = CdxLayout::new(Format::Cdxj).record(&s);
+            let _ = CdxLayout::new(Format::Cdx).header(&s);
+        }
+    }
+
     #[test]
     fn malformed_records_have_reasons() {
         let cdx = CdxLayout::new(Format::Cdx);

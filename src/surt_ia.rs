@@ -686,6 +686,18 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        #[test]
+        fn never_panics(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..64)) {
+            let _ = surt_ia_bytes(&bytes);
+        }
+
+        #[test]
+        fn never_panics_on_url_like(s in "(https?://)?[a-zA-Z0-9.%:@\\[\\]/?#&=()_-]{0,60}") {
+            let _ = surt_ia(&s);
+        }
+    }
+
     #[test]
     fn bad_ports_are_errors() {
         assert!(surt_ia("http://a.example:99999/").is_err());
