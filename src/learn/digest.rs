@@ -713,6 +713,65 @@ pub fn read_records<R: BufRead>(r: R, format: DigestFormat) -> std::io::Result<R
     Ok(out)
 }
 
+/// Every kind of row in the rules file, for `irinorm rules`:
+/// (source, kind, pattern column, what applying it does).
+pub fn rule_kinds() -> Vec<(&'static str, &'static str, &'static str, &'static str)> {
+    let mut v = vec![
+        (
+            "redirects",
+            "slash-added",
+            "no-extension|extension",
+            "/d redirected to /d/: the slash is added",
+        ),
+        (
+            "redirects",
+            "slash-removed",
+            "no-extension|extension",
+            "/d/ redirected to /d: the slash is removed",
+        ),
+        (
+            "redirects",
+            "www-added",
+            "any",
+            "h redirected to www.h: www. is added",
+        ),
+        (
+            "redirects",
+            "www-removed",
+            "any",
+            "www.h redirected to h: www. is removed",
+        ),
+        (
+            "redirects",
+            "https-upgrade",
+            "any",
+            "http: redirected to https: (no port): the scheme becomes https",
+        ),
+        (
+            "redirects",
+            "index-added",
+            "index:NAME",
+            "/d/ redirected to /d/NAME: NAME is added",
+        ),
+        (
+            "redirects",
+            "index-removed",
+            "index:NAME",
+            "/d/NAME redirected to /d/: NAME is removed",
+        ),
+    ];
+    for k in ContentKind::ALL {
+        let pattern = match k {
+            ContentKind::IgnoreParam => "NAME",
+            ContentKind::AliasSlash => "no-extension|extension",
+            ContentKind::AliasIndex => "NAME",
+            ContentKind::CaseInsensitivePath => "*",
+        };
+        v.push(("digests", k.name(), pattern, k.description()));
+    }
+    v
+}
+
 /// Header of the rules file.
 pub const RULES_HEADER: &str = "#host\tkind\tpattern\tsupport\tcontradictions";
 
@@ -1129,6 +1188,19 @@ mod tests {
             Some(DigestFormat::Cdxj)
         );
         assert_eq!(DigestFormat::from_path("crawl.txt"), None);
+    }
+
+    #[test]
+    fn every_kind_is_documented_and_readable() {
+        let kinds = rule_kinds();
+        assert_eq!(kinds.len(), 7 + ContentKind::ALL.len());
+        for (_, kind, _, what) in kinds {
+            assert!(!what.is_empty());
+            assert!(
+                ContentKind::from_name(kind).is_some() || Change::from_name(kind).is_some(),
+                "{kind}"
+            );
+        }
     }
 
     #[test]
