@@ -196,6 +196,10 @@ struct OriginRules {
 pub struct ContentRules {
     candidates: Vec<ContentRule>,
     by_origin: HashMap<String, OriginRules>,
+    /// Records given to [`learn`], and those of them that were no evidence
+    /// (URL not a valid reference, no authority, or user info).
+    records: usize,
+    unusable: usize,
 }
 
 impl ContentRules {
@@ -220,7 +224,14 @@ impl ContentRules {
         ContentRules {
             candidates,
             by_origin,
+            records: 0,
+            unusable: 0,
         }
+    }
+
+    /// (records given to [`learn`], records that were no evidence).
+    pub fn record_counts(&self) -> (usize, usize) {
+        (self.records, self.unusable)
     }
 
     /// Every candidate, active or contradicted, sorted.
@@ -655,7 +666,10 @@ pub fn learn(records: &[DigestRecord], opts: &DigestOptions) -> ContentRules {
             contradictions: t.contradictions,
         })
         .collect();
-    ContentRules::from_candidates(candidates)
+    let mut rules = ContentRules::from_candidates(candidates);
+    rules.records = records.len();
+    rules.unusable = records.len() - caps.len();
+    rules
 }
 
 /// Input layouts for [`read_records`].
@@ -1006,6 +1020,7 @@ mod tests {
     #[test]
     fn planted_parameter_is_found_and_selecting_one_kept() {
         let rules = learn(&crawl(), &DigestOptions::default());
+        assert_eq!(rules.record_counts(), (15, 0));
         let active: Vec<_> = rules
             .active()
             .map(|r| (r.kind, r.pattern.as_str(), r.support))
@@ -1177,11 +1192,14 @@ mod tests {
                          http://r.example/b,http://r.example/b/\n\
                          http://r.example/c,http://r.example/c/\n";
         let mut recs = crawl();
+        recs.push(rec("not a url", "Q", ""));
+        recs.push(rec("http://u@h.example/", "Q", ""));
         recs.push(rec("http://h.example/d?id=1", "Q", ""));
         recs.push(rec("http://h.example/d?id=1&s=3", "Q", ""));
         let l = Learned::from_csv(redirects.as_bytes())
             .unwrap()
             .with_content(learn(&recs, &DigestOptions::default()));
+        assert_eq!(l.content().record_counts(), (19, 2));
         let tsv = l.to_tsv();
         assert!(tsv.starts_with(RULES_HEADER));
         assert!(
