@@ -1,0 +1,68 @@
+//! Web-archive interop end to end through the library: CDX / CDXJ files →
+//! rules learned from digests → rules file → keys at the protocol rung.
+//! Fixtures: `tests/archive/` (hand-written, see its README).
+
+use std::sync::Arc;
+
+use irinorm::ladder::protocol::{ProtocolRules, Rules};
+use irinorm::learn::digest::{learn, read_records, DigestFormat, DigestOptions};
+use irinorm::learn::Learned;
+use irinorm::{Level, Normalizer, Options};
+
+fn fixture(name: &str) -> Vec<u8> {
+    std::fs::read(format!(
+        "{}/tests/archive/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
+}
+
+fn rules_from(name: &str) -> Learned {
+    let format = DigestFormat::from_path(name).unwrap();
+    let read = read_records(&fixture(name)[..], format).unwrap();
+    assert_eq!(read.records.len(), 20, "{name}");
+    assert_eq!(read.rejected.len(), 1, "{name}: {:?}", read.rejected);
+    assert_eq!(
+        read.rejected[0].0,
+        21 + usize::from(format == DigestFormat::Cdx)
+    );
+    Learned::default().with_content(learn(&read.records, &DigestOptions::default()))
+}
+
+#[test]
+fn cdx_and_cdxj_learn_the_same_rules_and_they_survive_the_rules_file() {
+    let cdx = rules_from("crawl.cdx");
+    let cdxj = rules_from("crawl.cdxj");
+    assert_eq!(cdx.to_tsv(), cdxj.to_tsv());
+    let tsv = cdx.to_tsv();
+    assert!(
+        tsv.contains("http://shop.example\tignore-param\tsid\t3\t0\n"),
+        "{tsv}"
+    );
+    assert!(
+        tsv.contains("http://shop.example\tignore-param\tutm_source\t3\t0\n"),
+        "{tsv}"
+    );
+    assert!(!tsv.contains("\tid\t"), "{tsv}");
+
+    let back = Learned::from_tsv(&tsv).unwrap();
+    let n = Normalizer::new(Options {
+        level: Level::Protocol,
+        ..Options::default()
+    })
+    .with_protocol(Arc::new(ProtocolRules::new(Rules::NONE, Some(back))));
+    // Fresh values on a page not in the crawl.
+    assert_eq!(
+        n.key("http://shop.example/news/99?id=5&sid=123&utm_source=mail")
+            .unwrap(),
+        "http://shop.example/news/99?id=5"
+    );
+    assert_eq!(
+        n.key("http://shop.example/news/99?id=6").unwrap(),
+        "http://shop.example/news/99?id=6"
+    );
+    assert_eq!(
+        n.key("https://shop.example/news/99?sid=1").unwrap(),
+        "https://shop.example/news/99?sid=1"
+    );
+}
