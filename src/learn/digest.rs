@@ -65,7 +65,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::io::BufRead;
 
-use super::{host_port, segment_kind, Change, Learned, LearnedRule, PathKind, MIN_EVIDENCE};
+use super::{
+    host_port, segment_kind, Change, Contradiction, Learned, LearnedRule, PathKind, MIN_EVIDENCE,
+};
 use crate::cdx::{CdxLayout, Format};
 use crate::iri::parse;
 use crate::ladder::protocol::{Parts, INDEX_NAMES};
@@ -707,26 +709,34 @@ impl DigestFormat {
     }
 }
 
-/// Records read and lines rejected (1-based line number, reason).
+/// Records read, lines rejected (1-based line number, reason), and
+/// well-formed captures that are no content evidence.
 #[derive(Debug, Default)]
 pub struct ReadResult {
     pub records: Vec<DigestRecord>,
     pub rejected: Vec<(usize, String)>,
+    /// CDX/CDXJ captures whose HTTP status is not 200 (redirects, errors,
+    /// `204`, `206`): their digest is that of a redirect body or an error
+    /// page shared by unrelated URLs, so they would support false rules.
+    /// Revisit records without a status are kept.
+    pub not_200: usize,
 }
 
 /// Read (URL, digest, timestamp) records. A line without a digest is
 /// rejected with a reason, as is any malformed line; only I/O fails.
+/// CSV/TSV fields may be quoted (`"http://a/?x=1,2"`); a first row whose
+/// first field is `url` is a header.
 pub fn read_records<R: BufRead>(r: R, format: DigestFormat) -> std::io::Result<ReadResult> {
+    match format {
+        DigestFormat::Cdx => read_index(r, CdxLayout::new(Format::Cdx)),
+        DigestFormat::Cdxj => read_index(r, CdxLayout::new(Format::Cdxj)),
+        DigestFormat::Csv => read_delimited(r, b','),
+        DigestFormat::Tsv => read_delimited(r, b'\t'),
+    }
+}
+
+fn read_index<R: BufRead>(r: R, mut layout: CdxLayout) -> std::io::Result<ReadResult> {
     let mut out = ReadResult::default();
-    let mut layout = match format {
-        DigestFormat::Cdxj => CdxLayout::new(Format::Cdxj),
-        _ => CdxLayout::new(Format::Cdx),
-    };
-    let sep = if format == DigestFormat::Tsv {
-        '\t'
-    } else {
-        ','
-    };
     for (i, line) in r.split(b'\n').enumerate() {
         let line = line?;
         let line = String::from_utf8_lossy(&line);
@@ -739,55 +749,95 @@ pub fn read_records<R: BufRead>(r: R, format: DigestFormat) -> std::io::Result<R
         if line.trim().is_empty() {
             continue;
         }
-        let rec = match format {
-            DigestFormat::Cdx | DigestFormat::Cdxj => {
-                match layout.header(line) {
-                    Ok(true) => continue,
-                    Ok(false) => {}
-                    Err(e) => {
-                        out.rejected.push((i + 1, e));
-                        continue;
-                    }
-                }
-                layout.record(line).and_then(|r| match r.digest {
-                    Some(d) => Ok(DigestRecord {
-                        url: r.url.into_owned(),
-                        digest: d.into_owned(),
-                        timestamp: r.timestamp.map(|t| t.into_owned()),
-                    }),
-                    None => Err("no digest".into()),
-                })
+        match layout.header(line) {
+            Ok(true) => continue,
+            Ok(false) => {}
+            Err(e) => {
+                out.rejected.push((i + 1, e));
+                continue;
             }
-            DigestFormat::Csv | DigestFormat::Tsv => {
-                let f: Vec<&str> = line.split(sep).map(str::trim).collect();
-                if i == 0 && f[0].eq_ignore_ascii_case("url") {
+        }
+        match layout.record(line) {
+            Ok(rec) if rec.status.as_deref().is_some_and(|s| s != "200") => out.not_200 += 1,
+            Ok(rec) => match rec.digest {
+                Some(d) => out.records.push(DigestRecord {
+                    url: rec.url.into_owned(),
+                    digest: d.into_owned(),
+                    timestamp: rec.timestamp.map(|t| t.into_owned()),
+                }),
+                None => out.rejected.push((i + 1, "no digest".into())),
+            },
+            Err(e) => out.rejected.push((i + 1, e)),
+        }
+    }
+    Ok(out)
+}
+
+fn read_delimited<R: BufRead>(r: R, sep: u8) -> std::io::Result<ReadResult> {
+    let mut out = ReadResult::default();
+    let mut rdr = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .delimiter(sep)
+        .from_reader(r);
+    let sep_name = if sep == b'\t' { "TAB" } else { "," };
+    let mut rec = csv::ByteRecord::new();
+    let mut first = true;
+    loop {
+        match rdr.read_byte_record(&mut rec) {
+            Ok(false) => break,
+            Ok(true) => {}
+            Err(e) => match e.into_kind() {
+                csv::ErrorKind::Io(e) => return Err(e),
+                other => {
+                    // Not reached with flexible byte records; kept so that
+                    // a future csv error is a rejected line, not a panic.
+                    let line = rdr.position().line() as usize;
+                    out.rejected.push((line, format!("{other:?}")));
                     continue;
                 }
-                match f.as_slice() {
-                    [u, d] | [u, d, ""] if !u.is_empty() && !d.is_empty() => {
-                        Ok(DigestRecord::new(*u, *d, None))
-                    }
-                    [u, d, t] if !u.is_empty() && !d.is_empty() => {
-                        if timestamp_secs(t).is_some() {
-                            Ok(DigestRecord::new(*u, *d, Some(t)))
-                        } else {
-                            Err(format!(
-                                "timestamp {:?} is not 4 to 14 digits",
-                                t.escape_debug().to_string()
-                            ))
-                        }
-                    }
-                    _ => Err(format!(
-                        "want url{sep}digest[{sep}timestamp], got {} field(s)",
-                        f.len()
-                    )
-                    .replace('\t', "TAB")),
+            },
+        }
+        let line = rec.position().map_or(0, |p| p.line() as usize);
+        let mut f: Vec<String> = rec
+            .iter()
+            .map(|b| String::from_utf8_lossy(b).trim().to_owned())
+            .collect();
+        let is_first = std::mem::replace(&mut first, false);
+        if is_first {
+            if let Some(u) = f.first_mut() {
+                *u = u.trim_start_matches('\u{FEFF}').to_owned();
+                if u.eq_ignore_ascii_case("url") {
+                    continue;
                 }
             }
+        }
+        let f: Vec<&str> = f.iter().map(String::as_str).collect();
+        if f.iter().all(|x| x.is_empty()) {
+            continue;
+        }
+        let got = match f.as_slice() {
+            [u, d] | [u, d, ""] if !u.is_empty() && !d.is_empty() => {
+                Ok(DigestRecord::new(*u, *d, None))
+            }
+            [u, d, t] if !u.is_empty() && !d.is_empty() => {
+                if timestamp_secs(t).is_some() {
+                    Ok(DigestRecord::new(*u, *d, Some(t)))
+                } else {
+                    Err(format!(
+                        "timestamp {:?} is not 4 to 14 digits",
+                        t.escape_debug().to_string()
+                    ))
+                }
+            }
+            _ => Err(format!(
+                "want url{sep_name}digest[{sep_name}timestamp], got {} field(s)",
+                f.len()
+            )),
         };
-        match rec {
+        match got {
             Ok(r) => out.records.push(r),
-            Err(e) => out.rejected.push((i + 1, e)),
+            Err(e) => out.rejected.push((line, e)),
         }
     }
     Ok(out)
@@ -868,9 +918,12 @@ impl Learned {
     }
 
     /// The rules file: one TSV row per rule — redirect rules
-    /// (`host[:port]`, change, path kind, support, 0), then every content
-    /// candidate (`scheme://host[:port]`, kind, pattern, support,
-    /// contradictions; rows with contradictions are not applied).
+    /// (`host[:port]`, change, path kind, support, 0), then the redirect
+    /// observations set aside as contradicted (same columns; contradictions
+    /// = the other observations of that host and family, or 1 for a rule
+    /// dropped because it conflicts with another learned rule), then every
+    /// content candidate (`scheme://host[:port]`, kind, pattern, support,
+    /// contradictions). Rows with contradictions are never applied.
     pub fn to_tsv(&self) -> String {
         let mut out = String::from(RULES_HEADER);
         out.push('\n');
@@ -879,6 +932,16 @@ impl Learned {
                 "{}\t{}\t{}\t{}\t0\n",
                 r.host, r.change, r.path_kind, r.support
             ));
+        }
+        for c in &self.contradictions {
+            let total: usize = c.observations.iter().map(|o| o.2).sum();
+            for &(change, kind, n) in &c.observations {
+                out.push_str(&format!(
+                    "{}\t{change}\t{kind}\t{n}\t{}\n",
+                    c.host,
+                    (total - n).max(1)
+                ));
+            }
         }
         for c in self.content.candidates() {
             out.push_str(&format!(
@@ -938,9 +1001,30 @@ impl Learned {
             } else {
                 let change = Change::from_name(kind).ok_or_else(|| bad("unknown rule kind"))?;
                 let path_kind = path_kind(pattern).ok_or_else(|| bad("unknown path kind"))?;
-                if contradictions > 0 || change == Change::Other || change == Change::HttpsDowngrade
-                {
+                if change == Change::Other {
+                    return Err(bad("'other' is not a rule"));
+                }
+                if contradictions > 0 {
+                    // Rows of one host and family form one contradiction.
+                    let obs = (change, path_kind, support);
+                    match learned.contradictions.last_mut() {
+                        Some(c)
+                            if c.host == *host
+                                && c.observations[0].0.family() == change.family() =>
+                        {
+                            c.observations.push(obs)
+                        }
+                        _ => learned.contradictions.push(Contradiction {
+                            host: (*host).to_owned(),
+                            observations: vec![obs],
+                        }),
+                    }
                     continue;
+                }
+                if change == Change::HttpsDowngrade {
+                    return Err(bad(
+                        "https-downgrade is never applied; it can only contradict",
+                    ));
                 }
                 learned
                     .by_host
@@ -1190,7 +1274,17 @@ mod tests {
     fn rules_file_round_trip() {
         let redirects = "http://r.example/a,http://r.example/a/\n\
                          http://r.example/b,http://r.example/b/\n\
-                         http://r.example/c,http://r.example/c/\n";
+                         http://r.example/c,http://r.example/c/\n\
+                         http://c.example/a,http://c.example/a/\n\
+                         http://c.example/b,http://c.example/b/\n\
+                         http://c.example/d,http://c.example/d/\n\
+                         http://c.example/e/,http://c.example/e\n\
+                         http://c.example/x,https://c.example/x\n\
+                         http://c.example/y,https://c.example/y\n\
+                         http://c.example/z,https://c.example/z\n\
+                         http://c.example/i/,http://c.example/i/index.html\n\
+                         http://c.example/j/,http://c.example/j/index.html\n\
+                         http://c.example/k/,http://c.example/k/index.html\n";
         let mut recs = crawl();
         recs.push(rec("not a url", "Q", ""));
         recs.push(rec("http://u@h.example/", "Q", ""));
@@ -1210,8 +1304,31 @@ mod tests {
             tsv.contains("http://h.example\tignore-param\ts\t4\t0\n"),
             "{tsv}"
         );
+        // Redirect observations set aside are in the file, with their
+        // contradictions, and are not applied after reading it back.
+        assert!(
+            tsv.contains(
+                "c.example\tslash-added\tno-extension\t3\t1\n\
+                 c.example\tslash-removed\tno-extension\t1\t3\n"
+            ),
+            "{tsv}"
+        );
+        assert!(
+            tsv.contains("c.example\thttps-upgrade\tany\t3\t0\n"),
+            "{tsv}"
+        );
+        assert!(
+            tsv.contains("c.example\tindex-added\tindex:index.html\t3\t0\n"),
+            "{tsv}"
+        );
         let back = Learned::from_tsv(&tsv).unwrap();
         assert_eq!(back.to_tsv(), tsv);
+        assert_eq!(back.contradictions(), l.contradictions());
+        assert_eq!(key_with(&back, "http://c.example/n"), "https://c.example/n");
+        assert_eq!(
+            key_with(&back, "http://c.example/n/"),
+            "https://c.example/n/index.html"
+        );
         for u in [
             "http://r.example/q",
             "http://h.example/z?s=1&t=2",
@@ -1234,6 +1351,8 @@ mod tests {
             "http://h\tignore-param\ta&b\t3\t0\n",
             "h\tignore-param\ts\t3\t0\n",
             "h\tslash-added\tno-extension\tx\t0\n",
+            "h\tother\tany\t3\t0\n",
+            "h\thttps-downgrade\tany\t3\t0\n",
         ] {
             assert!(
                 Learned::from_tsv(bad).unwrap_err().contains("line 1"),
@@ -1259,14 +1378,39 @@ mod tests {
             [rec("http://a/", "D", "2020"), rec("http://b/", "E", "")]
         );
         assert_eq!(r.rejected.iter().map(|x| x.0).collect::<Vec<_>>(), [4, 5]);
-        let tsv = "http://a/\tD\n";
+        // Quoted fields keep their commas; a BOM before the header is not
+        // part of it.
+        let csv = "\u{FEFF}url,digest\n\"http://a/?x=1,2\",D\n\"http://b/?\"\"q\"\"\",E,\n";
+        let r = read_records(csv.as_bytes(), DigestFormat::Csv).unwrap();
         assert_eq!(
-            read_records(tsv.as_bytes(), DigestFormat::Tsv)
-                .unwrap()
-                .records
-                .len(),
-            1
+            r.records,
+            [
+                rec("http://a/?x=1,2", "D", ""),
+                rec("http://b/?\"q\"", "E", "")
+            ]
         );
+        assert!(r.rejected.is_empty(), "{:?}", r.rejected);
+        let tsv = "http://a/\tD\nhttp://b/,E\n";
+        let r = read_records(tsv.as_bytes(), DigestFormat::Tsv).unwrap();
+        assert_eq!(r.records.len(), 1);
+        assert_eq!(
+            r.rejected,
+            [(
+                2,
+                "want urlTABdigest[TABtimestamp], got 1 field(s)".to_owned()
+            )]
+        );
+        // Only status 200 (or no status) is content evidence: redirects and
+        // error pages share digests across unrelated URLs.
+        let cdxj = r#"h)/a 2020 {"url": "http://h/a?id=1", "digest": "EMPTY", "status": "302"}
+h)/a 2020 {"url": "http://h/a?id=2", "digest": "EMPTY", "status": "404"}
+h)/a 2020 {"url": "http://h/a?id=3", "digest": "A", "status": "200"}
+h)/a 2020 {"url": "http://h/a?id=4", "digest": "A", "mime": "warc/revisit"}
+"#;
+        let r = read_records(cdxj.as_bytes(), DigestFormat::Cdxj).unwrap();
+        assert_eq!(r.records.len(), 2);
+        assert_eq!(r.not_200, 2);
+        assert!(r.rejected.is_empty());
         assert_eq!(
             DigestFormat::from_path("x/crawl.CDXJ.gz"),
             Some(DigestFormat::Cdxj)
