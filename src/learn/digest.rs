@@ -366,6 +366,43 @@ pub fn timestamp_secs(ts: &str) -> Option<i64> {
     Some(days * 86_400 + hh * 3600 + mm * 60 + ss)
 }
 
+/// A window length such as `2d`, `36h`, `90m`, `3600s` or `1w`, in
+/// seconds. A unit is required (a bare number would be ambiguous).
+///
+/// ```
+/// use irinorm::learn::digest::parse_window;
+/// assert_eq!(parse_window("2d"), Ok(172_800));
+/// assert!(parse_window("2").is_err());
+/// ```
+pub fn parse_window(s: &str) -> Result<i64, String> {
+    let t = s.trim();
+    let unit = t.chars().last().filter(|c| c.is_ascii_alphabetic());
+    let secs = match unit {
+        Some('s') => 1,
+        Some('m') => 60,
+        Some('h') => 3_600,
+        Some('d') => 86_400,
+        Some('w') => 7 * 86_400,
+        _ => {
+            return Err(format!(
+                "window {:?}: give a number and a unit s, m, h, d or w (2d, 36h, 3600s)",
+                s.escape_debug().to_string()
+            ))
+        }
+    };
+    let n: i64 = t[..t.len() - 1].parse().map_err(|_| {
+        format!(
+            "window {:?}: not a whole number before the unit",
+            s.escape_debug().to_string()
+        )
+    })?;
+    if n < 0 {
+        return Err(format!("window {s:?} is negative"));
+    }
+    n.checked_mul(secs)
+        .ok_or_else(|| format!("window {s:?} is too long"))
+}
+
 /// A capture reduced to evidence: interned digest and time.
 #[derive(Debug, Clone, Copy)]
 struct Cap {
@@ -1486,6 +1523,27 @@ h)/a 2020 {"url": "http://h/a?id=4", "digest": "A", "mime": "warc/revisit"}
             if !slow.1 {
                 proptest::prop_assert_eq!(fast.0, slow.0);
             }
+        }
+    }
+
+    #[test]
+    fn windows() {
+        assert_eq!(parse_window("3600s"), Ok(3600));
+        assert_eq!(parse_window("90m"), Ok(5400));
+        assert_eq!(parse_window(" 36h "), Ok(129_600));
+        assert_eq!(parse_window("1w"), Ok(604_800));
+        assert_eq!(parse_window("0d"), Ok(0));
+        for bad in [
+            "",
+            "d",
+            "2",
+            "2y",
+            "-1d",
+            "1.5d",
+            "99999999999999999999d",
+            "9223372036854775807w",
+        ] {
+            assert!(parse_window(bad).is_err(), "{bad}");
         }
     }
 
