@@ -189,17 +189,20 @@ impl CdxLayout {
 
 impl CdxLayout {
     /// The output line of `normalize`: the record with the key next to its
-    /// fields. CDX: the key appended as a last field, and a header line
-    /// gets the letter `A` (CDX "canonized URL"); CDXJ: a `"canonical"`
-    /// member appended to the JSON object. The key must not contain a space
-    /// (keys never do: they are URIs or SURTs of URIs).
-    pub fn with_key(&self, line: &str, key: &str) -> Result<String, String> {
+    /// fields. CDX: the key appended as a last field (`-` for none), and a
+    /// header line gets the letter `A` (CDX "canonized URL"); CDXJ: a
+    /// `"canonical"` member appended to the JSON object (`null` for none).
+    /// The key must not contain a space (keys never do: they are URIs or
+    /// SURTs of URIs).
+    pub fn with_key(&self, line: &str, key: Option<&str>) -> Result<String, String> {
         let line = line.strip_suffix('\r').unwrap_or(line);
-        if key.contains([' ', '\n', '\r']) {
-            return Err("a key with a space or line break cannot be a CDX field".into());
+        if key.is_some_and(|k| k.is_empty() || k.contains([' ', '\n', '\r'])) {
+            return Err(
+                "an empty key or one with a space or line break cannot be a CDX field".into(),
+            );
         }
         match self.format {
-            Format::Cdx => Ok(format!("{line} {key}")),
+            Format::Cdx => Ok(format!("{line} {}", key.unwrap_or("-"))),
             Format::Cdxj => {
                 let body = line.trim_end();
                 let Some(open) = body.find('{') else {
@@ -208,7 +211,7 @@ impl CdxLayout {
                 let Some(inner) = body[open + 1..].strip_suffix('}') else {
                     return Err("CDXJ: the JSON object is not closed".into());
                 };
-                let quoted = serde_json::to_string(key).map_err(|e| e.to_string())?;
+                let quoted = serde_json::to_string(&key).map_err(|e| e.to_string())?;
                 let sep = if inner.trim().is_empty() { "" } else { ", " };
                 Ok(format!(
                     "{}{{{}{sep}\"canonical\": {quoted}}}",
@@ -331,14 +334,17 @@ mod tests {
     fn key_next_to_the_fields() {
         let cdx = CdxLayout::new(Format::Cdx);
         assert_eq!(
-            cdx.with_key("k 1 http://a/ m\r", "http://a/").unwrap(),
+            cdx.with_key("k 1 http://a/ m\r", Some("http://a/"))
+                .unwrap(),
             "k 1 http://a/ m http://a/"
         );
+        assert_eq!(cdx.with_key("k 1 x m", None).unwrap(), "k 1 x m -");
         assert_eq!(CdxLayout::header_with_key(" CDX N b a"), " CDX N b a A");
-        assert!(cdx.with_key("x", "a b").is_err());
+        assert!(cdx.with_key("x", Some("a b")).is_err());
+        assert!(cdx.with_key("x", Some("")).is_err());
         let j = CdxLayout::new(Format::Cdxj);
         let line = r#"com,a)/ 2020 {"url": "http://A/"}"#;
-        let out = j.with_key(line, "http://a/\"").unwrap();
+        let out = j.with_key(line, Some("http://a/\"")).unwrap();
         assert_eq!(
             out,
             r#"com,a)/ 2020 {"url": "http://A/", "canonical": "http://a/\""}"#
@@ -346,10 +352,14 @@ mod tests {
         // Still a valid CDXJ record with the same URL.
         assert_eq!(j.record(&out).unwrap().url, "http://A/");
         assert_eq!(
-            j.with_key("k 1 {}", "x").unwrap(),
+            j.with_key("k 1 {}", Some("x")).unwrap(),
             r#"k 1 {"canonical": "x"}"#
         );
-        assert!(j.with_key("k 1 {", "x").is_err());
+        assert_eq!(
+            j.with_key("k 1 {\"url\": \"%\"}", None).unwrap(),
+            r#"k 1 {"url": "%", "canonical": null}"#
+        );
+        assert!(j.with_key("k 1 {", Some("x")).is_err());
     }
 
     proptest::proptest! {
