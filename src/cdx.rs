@@ -4,13 +4,15 @@
 //! line, fields separated by single spaces. An optional first line
 //! ` CDX N b a m s k r M S V g` names the fields by letter; the letters read
 //! here are `a` (original URL), `k` (content digest), `b` (14-digit
-//! timestamp), `s` (HTTP status) and `N` (massaged URL / SURT key). Without a
+//! timestamp), `s` (HTTP status), `r` (redirect target) and `N` (massaged
+//! URL / SURT key). Without a
 //! header the common CDX11 order `N b a m s k r M S V g` is assumed
 //! (urlkey, timestamp, original, mime, status, digest, redirect, meta,
 //! length, offset, file). `-` means "no value".
 //!
 //! **CDXJ** (pywb, Common Crawl's URL index): `surtkey timestamp {json}`,
-//! where the JSON object carries `url`, `digest` and `status`.
+//! where the JSON object carries `url`, `digest`, `status` and, in Common
+//! Crawl's index, `redirect`.
 //!
 //! The reference of a record is its *original* URL (`a` / `url`), never the
 //! SURT key, which is already lossy. A malformed line is an `Err` with a
@@ -48,6 +50,8 @@ pub struct Record<'a> {
     pub timestamp: Option<Cow<'a, str>>,
     /// Three digits.
     pub status: Option<Cow<'a, str>>,
+    /// The `Location` of a redirect, as recorded (may be relative).
+    pub redirect: Option<Cow<'a, str>>,
 }
 
 /// Field positions of a CDX file (from its header or CDX11), or CDXJ.
@@ -60,6 +64,7 @@ pub struct CdxLayout {
     digest: Option<usize>,
     timestamp: Option<usize>,
     status: Option<usize>,
+    redirect: Option<usize>,
 }
 
 fn dash(s: &str) -> Option<&str> {
@@ -99,6 +104,7 @@ impl CdxLayout {
             digest: None,
             timestamp: None,
             status: None,
+            redirect: None,
         };
         if format == Format::Cdx {
             l.set_letters(CDX11);
@@ -118,6 +124,7 @@ impl CdxLayout {
         self.digest = at("k");
         self.timestamp = at("b");
         self.status = at("s");
+        self.redirect = at("r");
     }
 
     /// If `line` is a CDX header (` CDX a b …`), take its field letters and
@@ -183,6 +190,7 @@ impl CdxLayout {
             digest: get(self.digest).map(Cow::Borrowed),
             timestamp: timestamp.map(Cow::Borrowed),
             status: status.map(Cow::Borrowed),
+            redirect: get(self.redirect).map(Cow::Borrowed),
         })
     }
 }
@@ -262,6 +270,7 @@ fn cdxj(line: &str) -> Result<Record<'_>, String> {
         digest: json_str(obj, "digest")?,
         timestamp: Some(Cow::Borrowed(timestamp)),
         status,
+        redirect: json_str(obj, "redirect")?,
     })
 }
 
@@ -288,6 +297,11 @@ mod tests {
         );
         assert_eq!(r.timestamp.as_deref(), Some("20160225042329"));
         assert_eq!(r.status.as_deref(), Some("200"));
+        assert_eq!(r.redirect, None);
+        let r = l
+            .record("com,example)/a 2016 http://example.com/a text/html 301 D /a/ - 1 2 f")
+            .unwrap();
+        assert_eq!(r.redirect.as_deref(), Some("/a/"));
     }
 
     #[test]
@@ -322,6 +336,12 @@ mod tests {
         );
         assert_eq!(r.timestamp.as_deref(), Some("20140127171200"));
         assert_eq!(r.status.as_deref(), Some("200"));
+        assert_eq!(r.redirect, None);
+        let cc = r#"org,example)/a 20240101000000 {"url": "http://example.org/a", "status": "301", "redirect": "https://example.org/a"}"#;
+        assert_eq!(
+            l.record(cc).unwrap().redirect.as_deref(),
+            Some("https://example.org/a")
+        );
         // Escaped JSON strings are decoded; numeric status accepted.
         let r = l
             .record(r#"a)/ 2020 {"url":"http://a/\u00e9?x=\"1\"","status":301}"#)

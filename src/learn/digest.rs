@@ -757,6 +757,10 @@ pub struct ReadResult {
     /// page shared by unrelated URLs, so they would support false rules.
     /// Revisit records without a status are kept.
     pub not_200: usize,
+    /// `(from, to)` of the 3xx captures that name their target (CDX `r`,
+    /// CDXJ `redirect`), the target resolved against the URL: evidence for
+    /// [`Learned::from_pairs`].
+    pub redirects: Vec<(String, String)>,
 }
 
 /// Read (URL, digest, timestamp) records. A line without a digest is
@@ -795,7 +799,16 @@ fn read_index<R: BufRead>(r: R, mut layout: CdxLayout) -> std::io::Result<ReadRe
             }
         }
         match layout.record(line) {
-            Ok(rec) if rec.status.as_deref().is_some_and(|s| s != "200") => out.not_200 += 1,
+            Ok(rec) if rec.status.as_deref().is_some_and(|s| s != "200") => {
+                out.not_200 += 1;
+                if let (Some(s), Some(to)) = (rec.status.as_deref(), rec.redirect.as_deref()) {
+                    if s.starts_with('3') {
+                        if let Some(to) = redirect_target(&rec.url, to) {
+                            out.redirects.push((rec.url.into_owned(), to));
+                        }
+                    }
+                }
+            }
             Ok(rec) => match rec.digest {
                 Some(d) => out.records.push(DigestRecord {
                     url: rec.url.into_owned(),
@@ -808,6 +821,14 @@ fn read_index<R: BufRead>(r: R, mut layout: CdxLayout) -> std::io::Result<ReadRe
         }
     }
     Ok(out)
+}
+
+/// A redirect's target resolved against the URL it came from.
+fn redirect_target(from: &str, to: &str) -> Option<String> {
+    let base = parse(from.trim()).ok()?;
+    let r = parse(to.trim()).ok()?;
+    base.scheme()?;
+    Some(crate::resolve::resolve(&base, &r))
 }
 
 fn read_delimited<R: BufRead>(r: R, sep: u8) -> std::io::Result<ReadResult> {
@@ -1448,6 +1469,21 @@ h)/a 2020 {"url": "http://h/a?id=4", "digest": "A", "mime": "warc/revisit"}
         assert_eq!(r.records.len(), 2);
         assert_eq!(r.not_200, 2);
         assert!(r.rejected.is_empty());
+        assert!(r.redirects.is_empty());
+        // 3xx records naming their target are redirect evidence.
+        let cdx = "h)/a 2020 http://h/a text/html 301 D /a/ - 1 2 f\n\
+                   h)/b 2020 http://h/b text/html 302 D https://h/b - 1 2 f\n\
+                   h)/c 2020 http://h/c text/html 301 D - - 1 2 f\n\
+                   h)/d 2020 http://h/d text/html 404 D /x - 1 2 f\n";
+        let r = read_records(cdx.as_bytes(), DigestFormat::Cdx).unwrap();
+        assert_eq!(r.not_200, 4);
+        assert_eq!(
+            r.redirects,
+            [
+                ("http://h/a".to_owned(), "http://h/a/".to_owned()),
+                ("http://h/b".to_owned(), "https://h/b".to_owned())
+            ]
+        );
         assert_eq!(
             DigestFormat::from_path("x/crawl.CDXJ.gz"),
             Some(DigestFormat::Cdxj)
