@@ -97,6 +97,11 @@ fn encode_non_ascii(s: &str, encode_hash: bool) -> Cow<'_, str> {
 
 /// Map a URI reference to an IRI reference (§3.7).
 ///
+/// Round trip: `to_uri(to_iri(u))` succeeds and equals `u` up to syntax
+/// normalization (hex case, unreserved characters decoded); a DNS host
+/// given percent-encoded (`%CE%B1.com`) is shown in Unicode (`α.com`) and
+/// comes back as punycode (`xn--mxa.com`), equal to `u` from the scheme rung.
+///
 /// ```
 /// use irinorm::to_iri;
 /// assert_eq!(to_iri("http://www.example.org/D%C3%BCrst").unwrap(), "http://www.example.org/Dürst");
@@ -130,22 +135,7 @@ pub(crate) fn uri_to_iri<'a>(r: &IriRef<'a>, idn: bool) -> Cow<'a, str> {
         out.keep(hs);
         let host = &s[hs..he];
         if kind == HostKind::RegName {
-            if dns {
-                // A DNS host's IRI spelling is its Unicode labels (step 6);
-                // percent-encodings in it stay (to_uri would punycode them).
-                // A host that keeps a percent-encoding stays ASCII as a
-                // whole: with a Unicode label next to it, to_uri would put
-                // the whole host through IDNA and punycode the encoded
-                // label too, breaking the §3.7 round trip.
-                let h = norm_pct_upper_only(host);
-                if idn && !h.contains('%') {
-                    out.emit(he, &crate::host::domain_to_unicode(&h));
-                } else {
-                    out.emit(he, &h);
-                }
-            } else {
-                out.emit(he, &decode_component(host, false));
-            }
+            out.emit(he, &host_to_iri(host, dns, idn));
         }
     }
     let (ps, pe) = r.path_range();
@@ -162,6 +152,36 @@ pub(crate) fn uri_to_iri<'a>(r: &IriRef<'a>, idn: bool) -> Cow<'a, str> {
         out.emit(st + f.len(), &decode_component(f, false));
     }
     out.finish()
+}
+
+/// §3.7 on a reg-name. Percent-encoded UTF-8 is shown as characters
+/// (steps 2–5; `ireg-name` allows `ucschar`), reserved ASCII stays encoded.
+/// For a DNS host (`dns`) the decoded host is shown only when the whole of
+/// it decodes (a host that keeps a percent-encoding stays ASCII as a whole:
+/// next to a Unicode label, to_uri would put the whole host through IDNA and
+/// punycode the encoded label too) and passes ToASCII, so that to_uri of
+/// the result succeeds; then, with `idn` (step 6), `xn--` labels are shown
+/// in Unicode where ToUnicode succeeds and round-trips.
+fn host_to_iri<'a>(host: &'a str, dns: bool, idn: bool) -> Cow<'a, str> {
+    if !dns {
+        return decode_component(host, false);
+    }
+    let decoded = decode_component(host, false);
+    let h = if decoded.contains('%')
+        || (!decoded.is_ascii() && crate::host::domain_to_ascii(&decoded).is_err())
+    {
+        norm_pct_upper_only(host)
+    } else {
+        decoded
+    };
+    if idn && !h.contains('%') {
+        match crate::host::domain_to_unicode(&h) {
+            Cow::Borrowed(_) => h,
+            Cow::Owned(u) => Cow::Owned(u),
+        }
+    } else {
+        h
+    }
 }
 
 /// Uppercase the hex of percent-encodings, change nothing else.
@@ -302,5 +322,42 @@ mod tests {
         );
         assert_eq!(to_iri("http://a/%7e%41").unwrap(), "http://a/~A");
         assert_eq!(to_iri("foo://r%C3%A9sum%C3%A9/").unwrap(), "foo://résumé/");
+    }
+
+    #[test]
+    fn percent_encoded_dns_host_is_shown_in_unicode() {
+        // Issue 11: §3.7 maps percent-encoded UTF-8 to characters in the
+        // host too.
+        assert_eq!(to_iri("http://%CE%B1.com/").unwrap(), "http://α.com/");
+        assert_eq!(
+            to_iri("http://%ce%b1.xn--mxa.com/").unwrap(),
+            "http://α.α.com/"
+        );
+        // Reserved ASCII or non-UTF-8 keep the whole host ASCII.
+        assert_eq!(
+            to_iri("http://%CE%B1%2F.com/").unwrap(),
+            "http://%CE%B1%2F.com/"
+        );
+        assert_eq!(
+            to_iri("http://%ce%B1%FF.com/").unwrap(),
+            "http://%CE%B1%FF.com/"
+        );
+        // A decoded host that fails IDNA stays encoded (to_uri must succeed).
+        assert_eq!(
+            to_iri("http://%E2%80%8D.com/").unwrap(),
+            "http://%E2%80%8D.com/"
+        );
+        let u = to_uri(&to_iri("http://%CE%B1.com/").unwrap())
+            .unwrap()
+            .into_owned();
+        assert_eq!(u, "http://xn--mxa.com/");
+    }
+
+    #[test]
+    fn labels_that_fail_to_unicode_stay_ascii() {
+        // Issue 14: to_uri(to_iri(u)) succeeds.
+        let i = to_iri("http://xn--.xn--4le").unwrap();
+        assert!(to_uri(&i).is_ok(), "{i}");
+        assert_eq!(i, "http://xn--.xn--4le");
     }
 }

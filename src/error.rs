@@ -70,6 +70,11 @@ pub enum ErrorKind {
     /// A reference whose first segment contains `:` but whose would-be
     /// scheme is not a valid scheme (RFC 3986 §4.2, `path-noscheme`).
     ColonInFirstSegment,
+    /// An `http`, `https`, `ws` or `wss` reference without a host, or with
+    /// an empty one: RFC 9110 §4.2.1–4.2.2 ("A recipient that processes such
+    /// a URI reference MUST reject it as invalid"), RFC 6455 §3. Checked from
+    /// the scheme rung up.
+    HostRequired { scheme: &'static str },
     /// Something else; the text says what.
     Other(String),
 }
@@ -106,6 +111,12 @@ impl fmt::Display for ErrorKind {
             ErrorKind::BaseNotAbsolute => f.write_str("base is not an absolute IRI"),
             ErrorKind::ColonInFirstSegment => {
                 f.write_str("colon in first path segment of a relative reference")
+            }
+            ErrorKind::HostRequired { scheme } => {
+                write!(
+                    f,
+                    "{scheme} URI without a host (RFC 9110 §4.2, RFC 6455 §3)"
+                )
             }
             ErrorKind::Other(why) => f.write_str(why),
         }
@@ -146,6 +157,7 @@ impl fmt::Display for Error {
             ErrorKind::Empty
             | ErrorKind::RelativeWithoutBase
             | ErrorKind::BaseNotAbsolute
+            | ErrorKind::HostRequired { .. }
             | ErrorKind::Idna(_) => write!(f, "{}", self.kind),
             _ => write!(f, "{} at byte {}", self.kind, self.offset),
         }

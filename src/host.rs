@@ -315,6 +315,48 @@ pub fn is_dns_scheme(scheme: &str) -> bool {
     matches!(scheme, "http" | "https" | "ws" | "wss" | "ftp")
 }
 
+/// The schemes whose URIs must have a non-empty host, as the `&'static`
+/// name: `http` and `https` (RFC 9110 §4.2.1–4.2.2: "A sender MUST NOT
+/// generate an "http" URI with an empty host identifier. A recipient that
+/// processes such a URI reference MUST reject it as invalid."), `ws` and
+/// `wss` (RFC 6455 §3: `"ws:" "//" host [ ":" port ] path [ "?" query ]`).
+/// `scheme` must already be lowercase.
+pub fn host_required(scheme: &str) -> Option<&'static str> {
+    ["http", "https", "ws", "wss"]
+        .into_iter()
+        .find(|s| *s == scheme)
+}
+
+/// UTS #46 VerifyDnsLength on the ASCII form of a DNS host: no label longer
+/// than 63 octets, and the name (without one trailing root dot) at most 253
+/// octets (RFC 1035 §2.3.4; the 255-octet wire limit). Empty labels are not
+/// checked here (`a..b`, a trailing dot stay as they are: they are spellings
+/// the syntax allows, compared as written).
+pub fn verify_dns_length(ascii: &str) -> Result<(), IdnaError> {
+    if ascii.len() <= 63 {
+        return Ok(());
+    }
+    let name = ascii.strip_suffix('.').unwrap_or(ascii);
+    if let Some(label) = name.split('.').find(|l| l.len() > 63) {
+        return Err(length_error(label));
+    }
+    if name.len() > 253 {
+        return Err(IdnaError(format!(
+            "domain name of {} octets is longer than 253 (UTS #46 VerifyDnsLength)",
+            name.len()
+        )));
+    }
+    Ok(())
+}
+
+fn length_error(label: &str) -> IdnaError {
+    let shown: String = label.chars().take(20).collect();
+    IdnaError(format!(
+        "label '{shown}…' of {} octets is longer than 63 (UTS #46 VerifyDnsLength)",
+        label.len()
+    ))
+}
+
 // ---------------------------------------------------------------------------
 // IDNA
 // ---------------------------------------------------------------------------
@@ -546,6 +588,13 @@ fn explain_failure(s: &str) -> IdnaError {
                 }
             }
         }
+        if label.chars().count() > 63 {
+            // Every character is valid on its own: the label fails as a
+            // whole because it is too long to encode (the punycode encoder
+            // refuses very long input); at a DNS scheme it would be rejected
+            // for its length anyway.
+            return length_error(label);
+        }
         return IdnaError(format!(
             "label '{}' breaks a UTS #46 validity rule (leading combining mark, joiner context or bidi)",
             short(label)
@@ -602,7 +651,15 @@ pub fn domain_to_unicode(host: &str) -> Cow<'_, str> {
             DnsLength::Ignore,
         )
         .is_ok();
-    if whole_ok {
+    // And the host as shown must convert back to exactly `host`: an
+    // `xn--` label that stays ASCII next to a converted one would make the
+    // whole host fail ToASCII (issue 14: `xn--.xn--4le`), so
+    // to_uri(to_iri(u)) would fail.
+    if whole_ok
+        && domain_to_ascii(&out)
+            .ok()
+            .is_some_and(|a| domain_to_ascii(host).is_ok_and(|h| h == a))
+    {
         Cow::Owned(out)
     } else {
         Cow::Borrowed(host)
@@ -1059,11 +1116,12 @@ mod tests {
             let out = domain_to_unicode(s);
             assert!(matches!(out, Cow::Borrowed(b) if b == s), "{s} → {out}");
         }
-        // A bad A-label next to a good one: the good one is converted.
-        assert_eq!(
-            domain_to_unicode("xn--invalid-.xn--99zt52a.org"),
-            "xn--invalid-.納豆.org"
-        );
+        // A bad A-label next to a good one: nothing is converted, since
+        // the mixed host would fail ToASCII (issue 14: to_uri(to_iri(u))
+        // must succeed).
+        for s in ["xn--invalid-.xn--99zt52a.org", "xn--.xn--4le"] {
+            assert_eq!(domain_to_unicode(s), s);
+        }
         // Round trip holds for all of these.
         for s in ["xn--99zt52a.example.org", "xn--mnchen-3ya.de"] {
             assert_eq!(domain_to_ascii(&domain_to_unicode(s)).as_deref(), Ok(s));

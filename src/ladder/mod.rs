@@ -220,6 +220,16 @@ fn canonical<'a>(r: &IriRef<'a>, level: Level, nfc: bool) -> Result<Cow<'a, str>
         .filter(|_| at_scheme)
         .and_then(scheme::rules);
     let dns = at_scheme && scheme.as_deref().is_some_and(crate::host::is_dns_scheme);
+    let host_required = if at_scheme {
+        scheme.as_deref().and_then(crate::host::host_required)
+    } else {
+        None
+    };
+    if let Some(scheme) = host_required {
+        if r.host().is_none_or(str::is_empty) {
+            return Err(Error::new(0, ErrorKind::HostRequired { scheme }));
+        }
+    }
     // Without '%' and non-ASCII, percent-encoding normalization has nothing
     // to do (but for '#' in a fragment, which `norm_pct` still checks).
     let plain = !nfc && r.is_ascii() && !r.has_pct();
@@ -250,7 +260,11 @@ fn canonical<'a>(r: &IriRef<'a>, level: Level, nfc: bool) -> Result<Cow<'a, str>
                 let h = norm_reg_name(host);
                 if dns {
                     let a = crate::host::domain_to_ascii(&h)
+                        .and_then(|a| crate::host::verify_dns_length(&a).map(|()| a))
                         .map_err(|e| Error::new(hs, ErrorKind::Idna(e.0)))?;
+                    if let (Some(scheme), true) = (host_required, a.is_empty()) {
+                        return Err(Error::new(hs, ErrorKind::HostRequired { scheme }));
+                    }
                     out.emit(he, &a);
                 } else {
                     out.emit(he, &h);

@@ -24,6 +24,18 @@
 //! | `strip-index` | off | `http://h/d/index.html` | `http://h/d/` |
 //! | `collapse-slashes` | off | `http://h/a//b` | `http://h/a/b` |
 //!
+//! ## Every rule re-checks structure
+//!
+//! A rule that rewrites the path or the host (`session`'s path parameter,
+//! `collapse-slashes`, `strip-index`, `strip-www`, and every learned rule)
+//! goes through one guard ([`guarded`]): its change is kept only when the
+//! result re-parses into exactly the intended parts (same scheme, authority,
+//! host kind, path/query/fragment boundaries) with no dot segment left to
+//! remove; otherwise the rule does not apply to that reference (3987bis §10:
+//! `http:/;jsessionid=/evil.example/x` must never become
+//! `http://evil.example/x`). The query and fragment rules cannot move a
+//! boundary: they only remove text after the first `?` or `#`, which stays.
+//!
 //! ## Query parameters
 //!
 //! A query is cut into parameters at `&` only. A parameter's *name* is the
@@ -469,14 +481,35 @@ pub fn strip_path_session(path: &str) -> Cow<'_, str> {
 
 /// [`Rule::StripWww`] on a canonical host: `www.h.example` → `h.example`.
 /// `www.www.h.example` is left alone (stripping one label would leave a
-/// `www.` host and the rule would not be idempotent).
+/// `www.` host and the rule would not be idempotent). The rest must be a
+/// registered name of at least two labels: not an IPv4 address, nor a name
+/// whose last label is a number (`www.1.2.3.4`, `www.0x7f.1`: the WHATWG
+/// host parser reads those as IPv4, so stripping would turn a name into an
+/// address).
 pub fn strip_www(host: &str) -> &str {
     match host.strip_prefix("www.") {
-        Some(rest) if rest.contains('.') && !rest.starts_with('.') && !rest.starts_with("www.") => {
+        Some(rest)
+            if rest.contains('.')
+                && !rest.starts_with('.')
+                && !rest.starts_with("www.")
+                && !ends_in_number(rest) =>
+        {
             rest
         }
         _ => host,
     }
+}
+
+/// The last label (before an optional trailing dot) is decimal digits or
+/// `0x` hex: the WHATWG URL Standard's "ends in a number" (IPv4 parser).
+fn ends_in_number(host: &str) -> bool {
+    let h = host.strip_suffix('.').unwrap_or(host);
+    let last = &h[h.rfind('.').map_or(0, |i| i + 1)..];
+    let hex = last
+        .strip_prefix("0x")
+        .or_else(|| last.strip_prefix("0X"))
+        .is_some_and(|x| x.bytes().all(|c| c.is_ascii_hexdigit()));
+    hex || (!last.is_empty() && last.bytes().all(|c| c.is_ascii_digit()))
 }
 
 /// [`Rule::StripIndex`]: `/d/index.html` → `/d/`.
@@ -502,6 +535,7 @@ pub fn collapse_slashes(path: &str) -> Cow<'_, str> {
 }
 
 /// The parts of a URI-form key, each possibly rewritten.
+#[derive(Clone)]
 pub(crate) struct Parts<'a> {
     pub scheme: Cow<'a, str>,
     /// Userinfo with its `@`, or empty.
@@ -567,6 +601,59 @@ impl<'a> Parts<'a> {
     }
 }
 
+/// Every rule re-checks structure (3987bis §10, §5.1 "strictly avoiding
+/// false positives"): apply `rule` to `p`, and keep its change only when the
+/// written result still is a canonical scheme-rung key that re-parses into
+/// exactly the parts the rule meant — same scheme, authority present or not,
+/// same userinfo, host (and host kind: a reg-name never turns into an IPv4
+/// address), port, path, query and fragment — and whose path has no dot
+/// segment the scheme rung would remove. Otherwise the parts are restored
+/// and the rule does not apply to this reference. `true` when it applied.
+///
+/// Example: `session` on `http:/;jsessionid=/evil.example/x` would leave
+/// `http://evil.example/x`, whose path re-parses as an authority; the guard
+/// refuses it.
+pub(crate) fn guarded<'a>(p: &mut Parts<'a>, rule: impl FnOnce(&mut Parts<'a>) -> bool) -> bool {
+    let before = p.clone();
+    if !rule(p) {
+        return false;
+    }
+    if keeps_structure(p) {
+        true
+    } else {
+        *p = before;
+        false
+    }
+}
+
+/// `p` written re-parses into the same parts and is canonical in its path
+/// (see [`guarded`]).
+fn keeps_structure(p: &Parts<'_>) -> bool {
+    let text = p.write();
+    let Ok(r) = crate::iri::parse(&text) else {
+        return false;
+    };
+    let q = Parts::of(&r);
+    let path_ok = if !p.has_authority && p.path.starts_with("/.//") {
+        // The scheme rung's own spelling of a path that starts with "//"
+        // when there is no authority.
+        !crate::resolve::has_dot_segments(&p.path[2..])
+    } else {
+        !(p.path.starts_with('/') && crate::resolve::has_dot_segments(&p.path))
+            && (p.has_authority || !p.path.starts_with("//"))
+    };
+    path_ok
+        && q.scheme == p.scheme
+        && q.has_authority == p.has_authority
+        && q.userinfo == p.userinfo
+        && q.host == p.host
+        && q.host_kind == p.host_kind
+        && q.port == p.port
+        && q.path == p.path
+        && q.query == p.query
+        && q.fragment == p.fragment
+}
+
 impl ProtocolRules {
     /// The default rules with no learned evidence; what `Level::Protocol`
     /// uses when no rung was installed.
@@ -622,39 +709,46 @@ impl ProtocolRules {
                 }
             }
             if rules.contains(Rule::Session) {
-                // Unless removing it would uncover a dot segment
-                // (`/a/..;jsessionid=1/b`): the result would no longer be a
-                // scheme-rung key, and resolving it would be a guess.
-                if let Cow::Owned(n) = strip_path_session(&p.path) {
-                    if !crate::resolve::has_dot_segments(&n) {
+                changed |= guarded(&mut p, |p| match strip_path_session(&p.path) {
+                    Cow::Owned(n) => {
                         p.path = Cow::Owned(n);
-                        changed = true;
+                        true
                     }
-                }
+                    Cow::Borrowed(_) => false,
+                });
             }
             if rules.contains(Rule::CollapseSlashes) {
-                if let Cow::Owned(n) = collapse_slashes(&p.path) {
-                    p.path = Cow::Owned(n);
-                    changed = true;
-                }
+                changed |= guarded(&mut p, |p| match collapse_slashes(&p.path) {
+                    Cow::Owned(n) => {
+                        p.path = Cow::Owned(n);
+                        true
+                    }
+                    Cow::Borrowed(_) => false,
+                });
             }
             if rules.contains(Rule::StripIndex) {
-                let cut = strip_index(&p.path).len();
-                if cut < p.path.len() {
-                    p.path = Cow::Owned(p.path[..cut].to_owned());
-                    changed = true;
-                }
+                changed |= guarded(&mut p, |p| {
+                    let cut = strip_index(&p.path).len();
+                    let cut_off = cut < p.path.len();
+                    if cut_off {
+                        p.path = Cow::Owned(p.path[..cut].to_owned());
+                    }
+                    cut_off
+                });
             }
             if rules.contains(Rule::StripWww) && p.host_kind == Some(HostKind::RegName) {
-                let h = strip_www(&p.host);
-                if h.len() < p.host.len() {
-                    p.host = Cow::Owned(h.to_owned());
-                    changed = true;
-                }
+                changed |= guarded(&mut p, |p| {
+                    let h = strip_www(&p.host);
+                    let cut_off = h.len() < p.host.len();
+                    if cut_off {
+                        p.host = Cow::Owned(h.to_owned());
+                    }
+                    cut_off
+                });
             }
         }
         if let Some(learned) = &self.learned {
-            changed |= learned.apply(&mut p);
+            changed |= guarded(&mut p, |p| learned.apply(p));
         }
         if changed {
             Cow::Owned(p.write())

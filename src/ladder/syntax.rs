@@ -213,6 +213,13 @@ pub(crate) fn lower(s: &str) -> Cow<'_, str> {
 /// apply NFC to each run between the percent-encodings that must stay, so
 /// that a combining mark can never merge into the hex digits of a kept
 /// triplet.
+///
+/// NFC never creates or destroys a reserved or disallowed ASCII character
+/// (§5.3.2.2, §10): every ASCII character other than an unreserved letter or
+/// digit ends a run (so `=` + U+0338 is not absorbed into `≠`), and a
+/// character whose own NFC form holds such an ASCII character (U+037E →
+/// `;`, U+1FEF → `` ` ``) stays as it is. As a last guard, a run whose NFC
+/// would still change its reserved or disallowed ASCII is kept unnormalized.
 pub(crate) fn nfc(s: &str) -> Cow<'_, str> {
     let b = s.as_bytes();
     if s.is_ascii() && !b.contains(&b'%') {
@@ -226,9 +233,11 @@ pub(crate) fn nfc(s: &str) -> Cow<'_, str> {
             if let Some((ch, len)) = decode_pct_char(b, i) {
                 if ch.is_ascii() && !chars::is_unreserved(ch as u8) {
                     // A reserved or disallowed ASCII character stays encoded.
-                    out.extend(run.nfc());
-                    run.clear();
+                    push_nfc(&mut out, &mut run);
                     out.push_str(&s[i..i + 3]);
+                } else if nfc_makes_delimiter(ch) {
+                    push_nfc(&mut out, &mut run);
+                    out.push_str(&s[i..i + len]);
                 } else {
                     run.push(ch);
                 }
@@ -236,23 +245,56 @@ pub(crate) fn nfc(s: &str) -> Cow<'_, str> {
                 continue;
             }
             // An undecodable triplet (not UTF-8) stays as it is.
-            out.extend(run.nfc());
-            run.clear();
+            push_nfc(&mut out, &mut run);
             let end = (i + 3).min(b.len());
             out.push_str(&s[i..end]);
             i = end;
         } else {
             let ch = s[i..].chars().next().unwrap_or('\u{FFFD}');
-            run.push(ch);
+            if is_delimiter_ascii(ch) || nfc_makes_delimiter(ch) {
+                push_nfc(&mut out, &mut run);
+                out.push(ch);
+            } else {
+                run.push(ch);
+            }
             i += ch.len_utf8();
         }
     }
-    out.extend(run.nfc());
+    push_nfc(&mut out, &mut run);
     if out == s {
         Cow::Borrowed(s)
     } else {
         Cow::Owned(out)
     }
+}
+
+/// ASCII other than the unreserved letters, digits and `-._~`.
+fn is_delimiter_ascii(c: char) -> bool {
+    c.is_ascii() && !chars::is_unreserved(c as u8)
+}
+
+/// The character's NFC form contains a reserved or disallowed ASCII
+/// character (the canonical singletons U+037E → `;` and U+1FEF → `` ` ``).
+/// The test `nfc_delimiter_singletons_are_complete` checks the list against
+/// every code point.
+fn nfc_makes_delimiter(c: char) -> bool {
+    matches!(c, '\u{37E}' | '\u{1FEF}')
+}
+
+/// Append NFC of `run` (which holds no delimiter ASCII), or `run` as it is
+/// should NFC create one; clear `run`.
+fn push_nfc(out: &mut String, run: &mut String) {
+    if run.is_ascii() {
+        out.push_str(run);
+    } else {
+        let start = out.len();
+        out.extend(run.nfc());
+        if out[start..].chars().any(is_delimiter_ascii) {
+            out.truncate(start);
+            out.push_str(run);
+        }
+    }
+    run.clear();
 }
 
 /// Decode the character whose UTF-8 percent-encoding starts at `b[i]`
@@ -323,6 +365,27 @@ mod tests {
         assert_eq!(norm_reg_name("ex%41mple"), "example");
         assert_eq!(norm_reg_name("R%c3%a9sumé"), "r%C3%A9sum%C3%A9");
         assert!(matches!(norm_reg_name("example.com"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn nfc_delimiter_singletons_are_complete() {
+        for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+            let makes = !c.is_ascii() && std::iter::once(c).nfc().any(is_delimiter_ascii);
+            assert_eq!(makes, nfc_makes_delimiter(c), "U+{:04X}", c as u32);
+        }
+    }
+
+    #[test]
+    fn nfc_never_creates_or_destroys_delimiters() {
+        // Issue 14: U+1FEF → '`', U+037E → ';', '=' + U+0338 → '≠'.
+        assert_eq!(nfc("/x\u{1FEF}y"), "/x\u{1FEF}y");
+        assert_eq!(nfc("/x%E1%BF%AFy"), "/x%E1%BF%AFy");
+        assert_eq!(nfc("/x\u{37E}jsessionid=1"), "/x\u{37E}jsessionid=1");
+        assert_eq!(nfc("/x=\u{338}y"), "/x=\u{338}y");
+        assert_eq!(nfc("/x=%CC%B8y"), "/x=\u{338}y");
+        // Composition next to them still happens.
+        assert_eq!(nfc("/e\u{301}\u{1FEF}e\u{301}"), "/\u{E9}\u{1FEF}\u{E9}");
+        assert_eq!(nfc("/\u{212B}"), "/\u{C5}");
     }
 
     #[test]
