@@ -1,0 +1,99 @@
+"""PySpark in local[2]: canonicalize, dedup and examples/spark_dedup.py
+against the CLI's dedup."""
+
+import csv
+import io
+import os
+import sys
+import pytest
+
+from conftest import DATA, ROOT
+
+from pyspark.sql import SparkSession
+
+from irinorm.spark import canonicalize, dedup  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "python" / "examples"))
+import spark_dedup  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def spark():
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+    s = (
+        SparkSession.builder.master("local[2]")
+        .appName("irinorm-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .getOrCreate()
+    )
+    s.sparkContext.setLogLevel("ERROR")
+    yield s
+    s.stop()
+
+
+def cli_dedup(cli, *args):
+    out = cli("dedup", "--quiet", *args).decode()
+    return list(csv.DictReader(io.StringIO(out)))
+
+
+def test_example_script_equals_cli_dedup(spark, cli, tmp_path):
+    sample = DATA / "kasztp.txt"
+    out = tmp_path / "out"
+    spark_dedup.main([str(sample), str(out), "--level", "scheme"], spark=spark)
+    got = []
+    for part in sorted(out.glob("part-*.csv")):
+        got += list(csv.DictReader(part.open(encoding="utf-8", newline="")))
+    expected = cli_dedup(cli, "--level", "scheme", sample)
+    assert len(expected) > 40_000
+    assert sorted((r["canonical"], int(r["count"])) for r in got) == sorted(
+        (r["canonical"], int(r["count"])) for r in expected
+    )
+    # The example is the first line with that key, as in the CLI.
+    assert {r["canonical"]: r["example"] for r in got} == {
+        r["canonical"]: r["example"] for r in expected
+    }
+
+
+def test_dedup_protocol_and_surt_equal_cli(spark, cli, tmp_path):
+    sample = DATA / "isaacs_files.txt"
+    df = spark_dedup.read(spark, str(sample), "url")
+    for args in (["--level", "protocol"], ["--level", "syntax", "--form", "surt"]):
+        opts = dict(zip((a.lstrip("-") for a in args[::2]), args[1::2]))
+        got = dedup(df, "url", **opts).collect()
+        expected = cli_dedup(cli, *args, sample)
+        assert sorted((r["canonical"], r["count"], r["example"]) for r in got) == sorted(
+            (r["canonical"], int(r["count"]), r["example"]) for r in expected
+        ), args
+
+
+def test_dedup_order_by(spark):
+    df = spark.createDataFrame(
+        [("HTTP://a.example/", 3), ("http://a.example:80/", 1), ("http://A.EXAMPLE", 2), ("bad url", 0), (None, 5)],
+        "url string, t int",
+    )
+    rows = {r["canonical"]: (r["count"], r["example"]) for r in dedup(df, "url", order_by="t").collect()}
+    assert rows == {"http://a.example/": (3, "http://a.example:80/")}
+    first = dedup(df, "url").collect()
+    assert [(r["count"], r["example"]) for r in first] == [(3, "HTTP://a.example/")]
+
+
+def test_canonicalize_columns_nulls_errors(spark):
+    df = spark.createDataFrame(
+        [(1, "HTTPS://www.Example.com/index.html?utm_source=x"), (2, None), (3, "http://a.example/%zz")],
+        "id int, url string",
+    )
+    out = canonicalize(df, "url", level="protocol", output="key", error="why", rules="+strip-www,+strip-index")
+    assert out.columns == ["id", "url", "key", "why"]
+    rows = {r["id"]: (r["key"], r["why"]) for r in out.collect()}
+    assert rows[1] == ("https://example.com/", None)
+    assert rows[2] == (None, None)
+    assert rows[3][0] is None and rows[3][1].startswith("invalid percent-encoding")
+    with pytest.raises(ValueError):
+        canonicalize(df, "url", level="nope")
+    with pytest.raises(ValueError):
+        canonicalize(df, "nope")
