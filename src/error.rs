@@ -75,6 +75,9 @@ pub enum ErrorKind {
     /// a URI reference MUST reject it as invalid"), RFC 6455 §3. Checked from
     /// the scheme rung up.
     HostRequired { scheme: &'static str },
+    /// Web mode: the WHATWG URL Standard's basic URL parser returned
+    /// failure; the text is its reason (see [`crate::web`]).
+    UrlStandard(String),
     /// Something else; the text says what.
     Other(String),
 }
@@ -118,6 +121,7 @@ impl fmt::Display for ErrorKind {
                     "{scheme} URI without a host (RFC 9110 §4.2, RFC 6455 §3)"
                 )
             }
+            ErrorKind::UrlStandard(why) => write!(f, "not a URL (URL Standard): {why}"),
             ErrorKind::Other(why) => f.write_str(why),
         }
     }

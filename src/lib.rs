@@ -31,6 +31,7 @@ pub mod preprocess;
 pub mod resolve;
 pub mod surt;
 pub mod surt_ia;
+pub mod web;
 
 pub use convert::{to_iri, to_uri};
 pub use error::{Component, Error, ErrorKind, Result};

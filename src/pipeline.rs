@@ -415,7 +415,7 @@ pub fn run(cli: Cli) -> Result<i32, CliError> {
                 key_args.form = FormArg::Uri;
             }
             let n = normalizer(&key_args)?;
-            let prep = Prep::new(&a.run.input, a.key.base.as_deref());
+            let prep = prep_for(&a.run.input, &a.key)?;
             if let Some(delim) = records::delimiter(&a.run) {
                 let key = row_key(&n, prep);
                 return records::run_dedup(&a.run, delim, a.sort, surt, &key);
@@ -425,7 +425,7 @@ pub fn run(cli: Cli) -> Result<i32, CliError> {
         }
         Command::Normalize(a) => {
             let n = normalizer(&a.key)?;
-            let prep = Prep::new(&a.run.input, a.key.base.as_deref());
+            let prep = prep_for(&a.run.input, &a.key)?;
             if let Some(delim) = records::delimiter(&a.run) {
                 let key = row_key(&n, prep);
                 return records::run_map(&a.run, delim, &key);
@@ -434,7 +434,7 @@ pub fn run(cli: Cli) -> Result<i32, CliError> {
             run_map(&a.run, a.format, |s| prep.key(s, &|t| n.key(t)))
         }
         Command::Convert(a) => {
-            let prep = Prep::new(&a.run.input, None);
+            let prep = Prep::new(&a.run.input, None).map_err(|e| CliError::msg(e.to_string()))?;
             let conv: fn(&str) -> crate::Result<Cow<'_, str>> = match a.to {
                 FormArg::Uri => crate::to_uri,
                 FormArg::Iri => crate::to_iri,
@@ -464,6 +464,16 @@ pub fn run(cli: Cli) -> Result<i32, CliError> {
     }
 }
 
+/// The preparation of a keying command: `--base` (parsed by the URL
+/// Standard in web mode) and, in web mode at the string rung, the `href` as
+/// the key.
+fn prep_for(input: &crate::cli::InputArgs, k: &KeyArgs) -> Result<Prep, CliError> {
+    let base = k.base.as_deref();
+    let prep = Prep::new(input, base)
+        .map_err(|e| CliError::msg(format!("invalid --base {}: {e}", base.unwrap_or(""))))?;
+    Ok(prep.href_is_key(Level::from(k.level) == Level::String))
+}
+
 /// The key of a CSV/TSV record: the reference, resolved against the row's
 /// base (`--base-column`) if there is one, prepared and keyed by `n`.
 fn row_key(
@@ -484,7 +494,8 @@ fn row_key(
                     crate::Error::new(0, crate::ErrorKind::BaseNotAbsolute)
                 )));
             }
-            prep.with_base_http(crate::prep::is_http(b))
+            prep.with_row_base(b)
+                .map_err(|e| RejectReason::Other(format!("invalid base: {e}")))?
                 .key(s, &|t| {
                     let r = crate::parse(t)?;
                     if r.is_absolute() {

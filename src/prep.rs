@@ -5,7 +5,9 @@
 //!
 //! Order, per line: split into space-separated items (if asked), then per
 //! item preprocess, then re-encode the query of an http(s) reference from the
-//! legacy charset, then key. The repairs are counted per worker thread (a
+//! legacy charset, then key. In web mode the middle steps are the URL
+//! Standard's parser ([`crate::web`]: with the base and the query charset),
+//! and the key starts from its `href`. The repairs are counted per worker thread (a
 //! thread-local [`Repairs`], no locking on the hot path) and summed at the end
 //! with [`collect_repairs`].
 
@@ -15,18 +17,11 @@ use std::cell::Cell;
 use crate::cli::InputArgs;
 use crate::decode::{encode_query, Charset};
 use crate::preprocess::{split_spaces, Mode, Preprocessor, Repairs};
+use crate::web::WebParser;
 
 thread_local! {
     static REPAIRS: Cell<Repairs> = const {
-        Cell::new(Repairs {
-            lines_changed: 0,
-            entities_decoded: 0,
-            trimmed: 0,
-            removed_tab_cr_lf: 0,
-            backslashes: 0,
-            pct_encoded_chars: 0,
-            lone_percent: 0,
-        })
+        Cell::new(Repairs::NONE)
     };
 }
 
@@ -41,7 +36,7 @@ pub fn collect_repairs(pool: &rayon::ThreadPool) -> Repairs {
 }
 
 /// The configured preparation.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Prep {
     pre: Option<Preprocessor>,
     query: Option<Charset>,
@@ -49,6 +44,10 @@ pub struct Prep {
     /// A relative reference is resolved against an http(s) base (so its
     /// query is re-encoded by `--query-encoding` too).
     base_http: bool,
+    /// `--mode web`: the URL Standard's parser, with the base.
+    web: Option<WebParser>,
+    /// Web mode at the string rung: the `href` is the key (§5.3.1).
+    href_is_key: bool,
 }
 
 /// True if `s` starts with a scheme (RFC 3986 §3.1) equal to `http` or
@@ -70,21 +69,54 @@ pub fn scheme_of(s: &str) -> Option<&str> {
 }
 
 impl Prep {
-    /// From the command line; `base` is `--base` (if any).
-    pub fn new(a: &InputArgs, base: Option<&str>) -> Self {
-        let pre = (a.mode != Mode::Strict || a.decode_entities)
+    /// From the command line; `base` is `--base` (if any). Fails only in
+    /// web mode, when the URL Standard rejects the base.
+    pub fn new(a: &InputArgs, base: Option<&str>) -> crate::Result<Self> {
+        let web = match (a.mode, base) {
+            (Mode::Web, Some(b)) => Some(WebParser::new().with_base(b)?),
+            (Mode::Web, None) => Some(WebParser::new()),
+            _ => None,
+        }
+        .map(|w| w.with_query_encoding(a.query_encoding));
+        let pre = (a.mode == Mode::Leiri || a.decode_entities)
             .then(|| Preprocessor::new(a.mode, a.decode_entities));
-        Prep {
+        Ok(Prep {
             pre,
             query: a.query_encoding,
             split: a.split_spaces,
             base_http: base.is_some_and(is_http),
-        }
+            web,
+            href_is_key: false,
+        })
     }
 
     /// Nothing to do: the key function can be used as is.
     pub fn is_noop(&self) -> bool {
-        self.pre.is_none() && self.query.is_none() && !self.split
+        self.pre.is_none() && self.query.is_none() && !self.split && self.web.is_none()
+    }
+
+    /// Web mode: the key is the `href` itself, the key function is not
+    /// called. Set it for the string rung (3987bis §5.3.1 compares the
+    /// characters, here the browser's serialization); the higher rungs get
+    /// the `href` as a URI ([`crate::web::Href::to_uri_ref`]).
+    pub fn href_is_key(mut self, yes: bool) -> Self {
+        self.href_is_key = yes;
+        self
+    }
+
+    /// Web mode: the URL Standard's parser, if that is the mode.
+    pub fn web(&self) -> Option<&WebParser> {
+        self.web.as_ref()
+    }
+
+    /// The same, with a row's own base (`--base-column`): in web mode the
+    /// base is parsed by the URL Standard (an error if it rejects it).
+    pub fn with_row_base(&self, base: &str) -> crate::Result<Self> {
+        let mut p = self.clone().with_base_http(is_http(base));
+        if let Some(w) = &p.web {
+            p.web = Some(w.rebased(base)?);
+        }
+        Ok(p)
     }
 
     /// The same, with another answer to "is the base http(s)?" (per-row
@@ -143,11 +175,46 @@ impl Prep {
     where
         K: for<'x> Fn(&'x str) -> crate::Result<Cow<'x, str>>,
     {
+        if let Some(web) = &self.web {
+            return self.key_web(web, s, key).map(Cow::Owned);
+        }
         match self.one(s) {
             Cow::Borrowed(p) => key(p),
             Cow::Owned(p) => Ok(Cow::Owned(key(&p)?.into_owned())),
         }
     }
+}
+
+impl Prep {
+    /// Web mode: character references (if asked), then the URL Standard's
+    /// parser, then `key` on the `href` (or the `href` itself, see
+    /// [`Prep::href_is_key`]). Error offsets point into `s` as written.
+    fn key_web<K>(&self, web: &WebParser, s: &str, key: &K) -> crate::Result<String>
+    where
+        K: for<'x> Fn(&'x str) -> crate::Result<Cow<'x, str>>,
+    {
+        REPAIRS.with(|c| {
+            let mut r = c.get();
+            let input = match &self.pre {
+                Some(p) => p.apply(s, &mut r),
+                None => Cow::Borrowed(s),
+            };
+            let k = web.key(&input, self.href_is_key, &mut r, key);
+            c.set(r);
+            k.map_err(|e| locate(s, &input, e))
+        })
+    }
+}
+
+/// An error located in `input` (`s` after character references were
+/// decoded), moved to `s`: the same offset when nothing was decoded, else the
+/// start of the line (the decoding changed the offsets).
+#[cold]
+fn locate(s: &str, input: &str, mut e: crate::Error) -> crate::Error {
+    if input.len() != s.len() {
+        e.offset = 0;
+    }
+    e
 }
 
 /// §3.5: `s` with its query percent-encoded from `cs`, if `s` is an http(s)

@@ -24,6 +24,7 @@ use arrow_schema::DataType;
 use irinorm::ladder::protocol::{ProtocolRules, Rules};
 use irinorm::learn::Learned;
 use irinorm::preprocess::{Mode, Preprocessor, Repairs};
+use irinorm::web::WebParser;
 use irinorm::{ErrorKind, Form, Level, Options};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -55,6 +56,7 @@ fn kind_name(k: &ErrorKind) -> &'static str {
         ErrorKind::RelativeWithoutBase => "relative_without_base",
         ErrorKind::BaseNotAbsolute => "base_not_absolute",
         ErrorKind::ColonInFirstSegment => "colon_in_first_segment",
+        ErrorKind::UrlStandard(_) => "url_standard",
         ErrorKind::Other(_) => "other",
     }
 }
@@ -90,10 +92,20 @@ fn parse_form(s: &str) -> PyResult<Form> {
 struct Engine {
     core: irinorm::Normalizer,
     pre: Option<Preprocessor>,
+    /// `mode="web"`: the URL Standard's parser (with the base).
+    web: Option<WebParser>,
 }
 
 impl Engine {
     fn key<'a>(&self, s: &'a str) -> irinorm::Result<Cow<'a, str>> {
+        if let Some(w) = &self.web {
+            let string_rung = self.core.options().level == Level::String;
+            return w
+                .key(s, string_rung, &mut Repairs::default(), |t| {
+                    self.core.key(t)
+                })
+                .map(Cow::Owned);
+        }
         let Some(p) = &self.pre else {
             return self.core.key(s);
         };
@@ -157,7 +169,16 @@ fn build(
         None => None,
     };
     let protocol = Arc::new(ProtocolRules::new(rules, learned));
-    let pre = (mode != Mode::Strict).then(|| Preprocessor::new(mode, false));
+    let pre = (mode == Mode::Leiri).then(|| Preprocessor::new(mode, false));
+    let web = match (mode, base) {
+        (Mode::Web, Some(b)) => Some(
+            WebParser::new()
+                .with_base(b)
+                .map_err(|e| iri_error(py, &e))?,
+        ),
+        (Mode::Web, None) => Some(WebParser::new()),
+        _ => None,
+    };
     let mut ladder = Vec::with_capacity(Level::ALL.len());
     for l in Level::ALL {
         let mut core = irinorm::Normalizer::new(Options {
@@ -171,7 +192,11 @@ fn build(
         if let Some(b) = base {
             core = core.with_base(b).map_err(|e| iri_error(py, &e))?;
         }
-        ladder.push(Engine { core, pre });
+        ladder.push(Engine {
+            core,
+            pre,
+            web: web.clone(),
+        });
     }
     Ok((ladder, level))
 }
