@@ -292,14 +292,20 @@ pub struct InputArgs {
     /// For http and https references (and relative references with an http(s)
     /// base), percent-encode the non-ASCII characters of the query from this
     /// charset instead of UTF-8 (3987bis §3.5, as browsers do for pages in a
-    /// legacy charset).
+    /// legacy charset). With `--mode web` this is the URL Standard's query
+    /// encoding: http, https, ftp and file URLs, unmappable characters as
+    /// `&#N;`.
     #[arg(long, value_name = "LABEL", value_parser = parse_charset)]
     pub query_encoding: Option<crate::decode::Charset>,
 
     /// Preprocessing before parsing: `strict` (none: the input must be an IRI
     /// reference), `leiri` (3987bis §7.1: percent-encode characters such as
-    /// space, `<`, `\`), `web` (§7.2: also trim, drop TAB/CR/LF, path `\` →
-    /// `/`, lone `%` → `%25`). The repairs are counted in the summary.
+    /// space, `<`, `\`), `web` (§7.2 Web Address processing, which is the
+    /// WHATWG URL Standard's parser: each reference, resolved against
+    /// `--base`/`--base-column` by that Standard, becomes the `href` a browser
+    /// would fetch; at `--level string` that `href` is the key, the higher
+    /// rungs normalize it; a reference the Standard rejects is rejected with
+    /// its reason). The repairs are counted in the summary.
     #[arg(long, value_name = "MODE", default_value = "strict", value_parser = parse_mode)]
     pub mode: crate::preprocess::Mode,
 

@@ -354,6 +354,34 @@ mod tests {
     }
 
     #[test]
+    fn xn_labels_are_a_scheme_rung_matter() {
+        // Issue 11: below the scheme rung the IRI form shows percent-encoded
+        // UTF-8 of the host as characters but leaves A-labels alone (the
+        // `xn--` and Unicode spellings are still different keys there).
+        use crate::{Form, Level, Normalizer, Options};
+        let key = |level, s: &str| {
+            Normalizer::new(Options {
+                level,
+                form: Form::Iri,
+                nfc: false,
+            })
+            .key(s)
+            .unwrap()
+            .into_owned()
+        };
+        assert_eq!(
+            key(Level::Syntax, "http://user@α.CoM/"),
+            "http://user@α.com/"
+        );
+        assert_eq!(key(Level::Syntax, "http://%CE%B1.com/"), "http://α.com/");
+        assert_eq!(
+            key(Level::Syntax, "http://xn--mxa.com/"),
+            "http://xn--mxa.com/"
+        );
+        assert_eq!(key(Level::Scheme, "http://xn--mxa.com/"), "http://α.com/");
+    }
+
+    #[test]
     fn labels_that_fail_to_unicode_stay_ascii() {
         // Issue 14: to_uri(to_iri(u)) succeeds.
         let i = to_iri("http://xn--.xn--4le").unwrap();

@@ -485,6 +485,13 @@ fn row_key(
             .key(s, &|t| n.key(t))
             .map(Cow::into_owned)
             .map_err(RejectReason::Key),
+        // Web mode: the URL Standard parses the base and resolves against it.
+        Some(b) if prep.web().is_some() => prep
+            .with_row_base(b)
+            .map_err(|e| RejectReason::Other(format!("invalid base: {e}")))?
+            .key(s, &|t| n.key(t))
+            .map(Cow::into_owned)
+            .map_err(RejectReason::Key),
         Some(b) => {
             let bp =
                 crate::parse(b).map_err(|e| RejectReason::Other(format!("invalid base: {e}")))?;

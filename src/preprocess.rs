@@ -122,8 +122,10 @@ pub struct Repairs {
     /// Web: characters that are not URL code points (space, `"`, `<`, `|`,
     /// controls, …; percent-encoded by the parser where the Standard says).
     pub non_url_chars: u64,
-    /// Web: `//` missing after a special scheme (`http:example.com`).
-    pub slashes_added: u64,
+    /// Web: the `//` after a special scheme was missing or written
+    /// otherwise (`http:h`, `http:/h`, `http:\\h`, `http:///h`); a `\`
+    /// there is also counted in `backslashes`.
+    pub slashes_fixed: u64,
     /// Web: `@` in the userinfo written `%40`.
     pub at_signs_encoded: u64,
     /// Web: other validation errors the parser repaired (NUL in a fragment,
@@ -142,7 +144,7 @@ impl Repairs {
         pct_encoded_chars: 0,
         lone_percent: 0,
         non_url_chars: 0,
-        slashes_added: 0,
+        slashes_fixed: 0,
         at_signs_encoded: 0,
         other_fixes: 0,
     };
@@ -163,7 +165,7 @@ impl AddAssign for Repairs {
         self.pct_encoded_chars += o.pct_encoded_chars;
         self.lone_percent += o.lone_percent;
         self.non_url_chars += o.non_url_chars;
-        self.slashes_added += o.slashes_added;
+        self.slashes_fixed += o.slashes_fixed;
         self.at_signs_encoded += o.at_signs_encoded;
         self.other_fixes += o.other_fixes;
     }
@@ -192,7 +194,7 @@ impl fmt::Display for Repairs {
             (self.pct_encoded_chars, "chars percent-encoded"),
             (self.lone_percent, "lone %"),
             (self.non_url_chars, "non-URL chars"),
-            (self.slashes_added, "missing // added"),
+            (self.slashes_fixed, "scheme // fixed"),
             (self.at_signs_encoded, "userinfo @ → %40"),
             (self.other_fixes, "other URL fixes"),
         ];

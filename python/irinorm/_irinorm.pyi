@@ -29,8 +29,8 @@ class Normalizer:
     """Computes keys at one rung of the comparison ladder (RFC 3987bis §5.3).
 
     ``mode`` repairs input first like the CLI's ``--mode``: ``strict`` (none),
-    ``leiri`` (§7.1) or ``web`` (§7.2, WHATWG-like trimming and
-    backslashes). ``rules`` (e.g. ``"+sort-query,-session"``) and
+    ``leiri`` (§7.1) or ``web`` (§7.2: the WHATWG URL Standard's parser,
+    with ``base``; at ``level="string"`` the key is the browser's ``href``). ``rules`` (e.g. ``"+sort-query,-session"``) and
     ``redirects`` (a CSV file ``from,to`` of observed redirects) configure the
     protocol rung and need ``level="protocol"``.
 

@@ -56,6 +56,7 @@ fn kind_name(k: &ErrorKind) -> &'static str {
         ErrorKind::RelativeWithoutBase => "relative_without_base",
         ErrorKind::BaseNotAbsolute => "base_not_absolute",
         ErrorKind::ColonInFirstSegment => "colon_in_first_segment",
+        ErrorKind::HostRequired { .. } => "host_required",
         ErrorKind::UrlStandard(_) => "url_standard",
         ErrorKind::Other(_) => "other",
     }
