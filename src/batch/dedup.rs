@@ -1,728 +1,1129 @@
-//! The parallel dedup engine behind `irinorm dedup`.
+//! The dedup engine: one table of distinct keys, partitioned by hash,
+//! within a memory budget, spilling to disk when it would not fit.
 //!
-//! 1. Every input (one byte slice each, usually a memory map) is cut into
-//!    chunks of about `chunk_size` bytes at line ends.
-//! 2. Workers (rayon, over the chunk list) compute the key of every line and
-//!    its hash (foldhash), and dedup within the chunk: a local table
-//!    key → (first line, count). A key borrowed from the line (the core's
-//!    fast path) is stored as an offset into the input, never copied; only
-//!    rewritten keys go into the chunk's arena. Each chunk then groups its
-//!    entries by shard (bits of the hash).
-//! 3. The shards are merged in parallel, each by one task that walks the
-//!    chunks *in order*, so the first entry inserted for a key is its first
-//!    occurrence — no locks, and the result does not depend on scheduling.
-//! 4. Rows are sorted by (chunk, line) = order of first occurrence (or by
-//!    key) and formatted in parallel blocks, written in order.
-//!
-//! Line numbers: each chunk counts its lines; a prefix sum per file gives
-//! the first line number of every chunk. The output is therefore
-//! byte-identical for every thread count and chunk size.
+//! 1. Batches of lines or CSV/TSV records arrive from [`super::source`] in
+//!    input order. Each batch is cut into chunks; workers (rayon) compute
+//!    every key (3987bis §5.3, through the caller's [`KeyFn`]) and its hash
+//!    (foldhash, computed once, here), dedup within the chunk, and group the
+//!    chunk's distinct keys by partition (bits of the hash).
+//! 2. The partitions are merged in parallel, each by one task that walks the
+//!    batch's chunks *in order*: the first row inserted for a key is its
+//!    first occurrence, without locks and whatever the scheduling. A row
+//!    holds its hash, count, origin (input, line, item of a
+//!    `--split-spaces` line) and its key and example in the partition's
+//!    arena, so the batch can be dropped.
+//! 3. When the partitions would hold more than [`Config::memory`] bytes,
+//!    each partition's rows are appended to its own file in a temporary
+//!    directory and the tables start empty again.
+//! 4. At the end, without a spill, all rows are sorted (by origin, key or
+//!    SURT) and written. After a spill, each partition is read back and
+//!    deduplicated alone (one partition's distinct keys must fit in memory:
+//!    1/64 of them), sorted and written as a sorted run; the runs are then
+//!    merged (a k-way merge) into the output. Both ways order rows by the
+//!    same total order, so the output is byte-identical for every budget,
+//!    thread count, chunk size and input kind.
 
-use std::borrow::Cow;
-use std::ops::Range;
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+use std::fs::File;
+use std::hash::BuildHasher;
+use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
 
 use hashbrown::HashTable;
-use indicatif::ProgressBar;
 use rayon::prelude::*;
 
-use crate::cli::CliError;
-use crate::input::{for_each_line, split_chunks};
-use crate::output::{csv_field, csv_u64, OutputFile};
-use crate::pipeline::{process_line_in, reject_input, strip_cr, Outcome, RejectReason, Stats};
+use super::line::{key_of, line_text, reject_input, strip_cr, Text};
+use super::sink::{csv_field, csv_u64};
+use super::source::{
+    count_lines, for_each_batch, for_each_line, split_chunks, Batch, Format, Item, Layout, Opened,
+};
+use super::{cleanup, Error, KeyFn, Observer, Reject, Stats};
+use crate::decode::Charset;
 
-const SHARD_BITS: u32 = 6;
-const SHARDS: usize = 1 << SHARD_BITS;
+const PART_BITS: u32 = 6;
+/// Number of hash partitions.
+pub const PARTS: usize = 1 << PART_BITS;
 
 #[inline]
-fn shard_of(hash: u64) -> usize {
+fn part_of(hash: u64) -> usize {
     // Middle bits: hashbrown uses the low bits for the bucket and the top 7
-    // for its tag; taking either would make tables within a shard collide.
-    ((hash >> 40) as usize) & (SHARDS - 1)
+    // for its tag; taking either would make the tables of a partition
+    // collide.
+    ((hash >> 40) as usize) & (PARTS - 1)
 }
 
-/// One input: its name (as given) and its bytes (without BOM).
-#[derive(Clone, Copy)]
-pub struct Source<'a> {
-    pub name: &'a str,
-    pub data: &'a [u8],
-    /// The charset of the lines (`None`: UTF-8), see `--encoding`.
-    pub charset: Option<crate::decode::Charset>,
+/// Row order of the output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Order {
+    /// First occurrence (input, line, item).
+    #[default]
+    First,
+    /// The key, bytewise.
+    Key,
+    /// The SURT of the key, then the key.
+    Surt,
 }
 
 /// Tunables of a dedup run.
 #[derive(Debug, Clone)]
 pub struct Config {
+    /// Bytes per work unit of lines; chunks are cut at line ends.
     pub chunk_size: usize,
+    /// Longer lines (or fields) are rejected.
     pub max_line_bytes: usize,
-    /// How many rejected lines to keep (with their reasons); the rest is
-    /// only counted.
-    pub keep_rejects: usize,
-    /// `--split-spaces`: a key holding spaces is several keys (the items of
-    /// the line), each counted as an occurrence on that line.
+    /// A key holding spaces is several keys (the items of the line), each
+    /// counted as an occurrence on that line.
     pub split_spaces: bool,
+    /// Bytes the tables of distinct keys may hold before they spill.
+    pub memory: usize,
+    /// Where spills go (default: the system temp directory).
+    pub temp_dir: Option<PathBuf>,
+    pub order: Order,
+    /// Write the canonical column as SURT (rows stay grouped by key, so a
+    /// display form without the scheme never merges rows).
+    pub show_surt: bool,
+    /// The charset of the lines (`None`: UTF-8), see `--encoding`.
+    pub charset: Option<Charset>,
+    /// Target size of a batch of lines read ahead.
+    pub batch_bytes: usize,
 }
 
-struct ChunkMeta {
-    file: u32,
-    range: Range<usize>,
-    /// 0-based number of the chunk's first line within its file.
-    first_line: u64,
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            chunk_size: 2 << 20,
+            max_line_bytes: 65536,
+            split_spaces: false,
+            memory: default_memory(),
+            temp_dir: None,
+            order: Order::First,
+            show_surt: false,
+            charset: None,
+            batch_bytes: 16 << 20,
+        }
+    }
 }
 
-/// A key first seen in a chunk (32 bytes: there is one per key per chunk).
+/// Half of the physical memory (from `/proc/meminfo`; 4 GiB where that
+/// cannot be read).
+pub fn default_memory() -> usize {
+    let total = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
+        let line = m.lines().find(|l| l.starts_with("MemTotal:"))?;
+        let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        Some(kb.saturating_mul(1024))
+    });
+    usize::try_from(total.map_or(4 << 30, |t| t / 2)).unwrap_or(usize::MAX)
+}
+
+/// What a run did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Summary {
+    pub stats: Stats,
+    /// Distinct keys = rows written.
+    pub unique: u64,
+    /// Times the tables were spilled (0: all in memory).
+    pub spills: u64,
+    /// Bytes written to spill files (partition runs and sorted runs).
+    pub spilled_bytes: u64,
+    /// Partitions that had rows on disk.
+    pub spilled_partitions: usize,
+}
+
+/// The CSV header of the output.
+pub const HEADER: &[u8] = b"canonical,count,first_file,first_line,example\n";
+
+/// Deduplicate `inputs` by `key` (runs on the current rayon pool); writes
+/// the CSV (header and rows) through `out` in blocks.
+///
+/// ```
+/// use irinorm::batch::{dedup, key_fn, prep::Prep, source, Format, Quiet};
+/// use irinorm::{Normalizer, Options};
+/// let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join("urls.txt");
+/// std::fs::write(&path, "HTTP://a.example:80/\nhttp://a.example/\n").unwrap();
+/// let n = Normalizer::new(Options::default());
+/// let key = key_fn(Prep::default(), |s: &str| n.key(s));
+/// let inputs = source::open_all(&[source::Input::Path(path.clone())]).unwrap();
+/// let mut csv = Vec::new();
+/// let cfg = dedup::Config::default();
+/// let s = dedup::run(inputs, &Format::Lines, &key, &cfg, &mut Quiet, &mut |b: &[u8]| {
+///     csv.extend_from_slice(b);
+///     Ok(())
+/// })
+/// .unwrap();
+/// assert_eq!((s.unique, s.stats.lines), (1, 2));
+/// let csv = String::from_utf8(csv).unwrap();
+/// let row = format!("http://a.example/,2,{},1,HTTP://a.example:80/\n", path.display());
+/// assert_eq!(csv, format!("canonical,count,first_file,first_line,example\n{row}"));
+/// ```
+pub fn run(
+    inputs: Vec<Opened>,
+    format: &Format,
+    key: &KeyFn<'_>,
+    cfg: &Config,
+    obs: &mut dyn Observer,
+    out: &mut dyn FnMut(&[u8]) -> Result<(), Error>,
+) -> Result<Summary, Error> {
+    let names: Vec<String> = inputs.iter().map(|o| o.name.clone()).collect();
+    let hasher = foldhash::fast::FixedState::with_seed(0x1f2e_3d4c_5b6a_7988);
+    let mut table = Table::new(cfg);
+    let mut stats = Stats::default();
+    let mut layout: Option<Layout> = None;
+    for_each_batch(
+        inputs,
+        format,
+        cfg.charset,
+        cfg.max_line_bytes,
+        cfg.batch_bytes,
+        |item| {
+            let batch = match item {
+                Item::Start { layout: l, .. } => {
+                    layout = l;
+                    return Ok(());
+                }
+                Item::Batch(b) => b,
+            };
+            let chunks = key_batch(&batch, layout.as_ref(), key, cfg, &hasher);
+            for c in &chunks {
+                stats.add(&c.stats);
+                for r in &c.rejects {
+                    obs.reject(r)?;
+                }
+            }
+            table.merge(&batch, &chunks)?;
+            obs.progress(batch.bytes);
+            Ok(())
+        },
+    )?;
+    let mut summary = table.finish(&names, out)?;
+    summary.stats = stats;
+    Ok(summary)
+}
+
+/// Where a key or example is: in the batch's bytes (offset from the
+/// chunk's start) or in the chunk's arena.
 #[derive(Clone, Copy)]
-struct Entry {
-    hash: u64,
-    /// Offset in the arena, or (borrowed keys) from the chunk start.
-    key_off: u32,
-    /// Length of the key; [`ARENA`] set when it is in the arena.
-    key_len: u32,
-    /// Offset of the line (the `example`) from the chunk start.
-    line_off: u32,
-    line_len: u32,
-    /// 0-based line within the chunk.
-    line: u32,
-    count: u32,
+struct Span {
+    off: u32,
+    len: u32,
 }
 
 const ARENA: u32 = 1 << 31;
 
-impl Entry {
+impl Span {
     #[inline]
-    fn key_range(&self) -> Range<usize> {
-        let start = self.key_off as usize;
-        start..start + (self.key_len & !ARENA) as usize
-    }
-}
-
-struct RejectRec {
-    line: u32,
-    range: Range<usize>,
-    reason: RejectReason,
-}
-
-struct ChunkResult {
-    /// Offset of the chunk in its file's data.
-    base: usize,
-    arena: Vec<u8>,
-    entries: Vec<Entry>,
-    /// Entry indices grouped by shard; shard `s` is
-    /// `by_shard[shard_start[s]..shard_start[s + 1]]`.
-    by_shard: Vec<u32>,
-    shard_start: Vec<u32>,
-    stats: Stats,
-    rejects: Vec<RejectRec>,
-}
-
-impl ChunkResult {
-    #[inline]
-    fn key<'a>(&'a self, e: &Entry, data: &'a [u8]) -> &'a [u8] {
-        let r = e.key_range();
-        if e.key_len & ARENA != 0 {
-            &self.arena[r]
+    fn get<'a>(&self, chunk: &'a [u8], arena: &'a [u8]) -> &'a [u8] {
+        let len = (self.len & !ARENA) as usize;
+        let off = self.off as usize;
+        if self.len & ARENA != 0 {
+            &arena[off..off + len]
         } else {
-            &data[self.base..][r]
+            &chunk[off..off + len]
         }
     }
-
-    /// The line of an entry, as written (without line terminator).
-    fn line<'a>(&self, e: &Entry, data: &'a [u8]) -> &'a [u8] {
-        let start = self.base + e.line_off as usize;
-        &data[start..start + e.line_len as usize]
-    }
 }
 
-/// Where a line is within its chunk.
-struct LineAt {
-    off: u32,
-    len: u32,
-    line: u32,
+/// A key first seen in a chunk.
+#[derive(Clone, Copy)]
+struct Entry {
+    hash: u64,
+    key: Span,
+    example: Span,
+    /// 1-based line.
+    line: u64,
+    item: u32,
+    count: u32,
 }
 
-/// The per-chunk table of keys.
-struct ChunkTable {
+/// The keys of one chunk of a batch.
+struct Chunk {
+    file: u32,
+    /// The chunk's bytes in the batch (lines; empty for records).
+    range: std::ops::Range<usize>,
+    arena: Vec<u8>,
+    entries: Vec<Entry>,
+    /// Entry indices grouped by partition: partition `p` is
+    /// `by_part[part_start[p]..part_start[p + 1]]`.
+    by_part: Vec<u32>,
+    part_start: Vec<u32>,
+    stats: Stats,
+    rejects: Vec<Reject>,
+}
+
+/// Per-worker table reused from chunk to chunk.
+#[derive(Default)]
+struct Scratch {
+    table: HashTable<u32>,
+}
+
+/// Builds one chunk's entries.
+struct ChunkBuilder<'a> {
+    data: &'a [u8],
     table: HashTable<u32>,
     entries: Vec<Entry>,
     arena: Vec<u8>,
+    hasher: &'a foldhash::fast::FixedState,
 }
 
-impl ChunkTable {
-    /// Count one occurrence of key `kb` (at `in_chunk`, its offset from the
-    /// chunk start, when it is borrowed from the chunk; else copied into the
-    /// arena). False if a length or offset would overflow.
+impl<'a> ChunkBuilder<'a> {
+    /// `bytes` into the arena (`None` if the arena would overflow).
+    fn stash(&mut self, bytes: &[u8]) -> Option<Span> {
+        let off = u32::try_from(self.arena.len()).ok()?;
+        let len = u32::try_from(bytes.len()).ok()?;
+        if len >= ARENA || off.checked_add(len)? >= ARENA {
+            return None;
+        }
+        self.arena.extend_from_slice(bytes);
+        Some(Span {
+            off,
+            len: len | ARENA,
+        })
+    }
+
+    /// A span for `s`: borrowed if it lies in the chunk's bytes.
+    fn span(&mut self, s: &[u8]) -> Option<Span> {
+        let (base, addr) = (self.data.as_ptr() as usize, s.as_ptr() as usize);
+        if addr >= base && addr + s.len() <= base + self.data.len() && s.len() < ARENA as usize {
+            return Some(Span {
+                off: (addr - base) as u32,
+                len: s.len() as u32,
+            });
+        }
+        self.stash(s)
+    }
+
+    /// Count one occurrence of `key` (first seen with `example` at `line`,
+    /// `item`). False if a length would overflow (the line is rejected).
     #[inline]
     fn insert(
         &mut self,
-        chunk: &[u8],
-        kb: &[u8],
-        in_chunk: Option<u32>,
-        at: &LineAt,
-        hasher: &foldhash::fast::RandomState,
+        key: &[u8],
+        example: &mut Option<Span>,
+        ex: &[u8],
+        line: u64,
+        item: u32,
     ) -> bool {
-        use std::hash::BuildHasher;
-        let (Ok(key_len), Ok(arena_off)) =
-            (u32::try_from(kb.len()), u32::try_from(self.arena.len()))
-        else {
-            return false;
-        };
-        if key_len >= ARENA || arena_off.checked_add(key_len).is_none() {
-            return false;
-        }
-        let hash = hasher.hash_one(kb);
-        let (entries, arena) = (&mut self.entries, &mut self.arena);
-        let found = self.table.find(hash, |&i| {
+        let hash = self.hasher.hash_one(key);
+        let (entries, arena, data) = (&mut self.entries, &self.arena, self.data);
+        if let Some(&i) = self.table.find(hash, |&i| {
             let e = &entries[i as usize];
-            e.hash == hash && {
-                let r = e.key_range();
-                let stored = if e.key_len & ARENA != 0 {
-                    &arena[r]
-                } else {
-                    &chunk[r]
-                };
-                stored == kb
-            }
-        });
-        if let Some(&i) = found {
+            e.hash == hash && e.key.get(data, arena) == key
+        }) {
             entries[i as usize].count += 1;
             return true;
         }
-        let (key_off, key_len) = match in_chunk {
-            Some(off) => (off, key_len),
-            None => {
-                arena.extend_from_slice(kb);
-                (arena_off, key_len | ARENA)
-            }
+        let Some(k) = self.span(key) else {
+            return false;
         };
-        let idx = entries.len() as u32;
-        entries.push(Entry {
+        let ex = match *example {
+            Some(s) => s,
+            None => match self.span(ex) {
+                Some(s) => {
+                    *example = Some(s);
+                    s
+                }
+                None => return false,
+            },
+        };
+        let idx = self.entries.len() as u32;
+        self.entries.push(Entry {
             hash,
-            key_off,
-            key_len,
-            line_off: at.off,
-            line_len: at.len,
-            line: at.line,
+            key: k,
+            example: ex,
+            line,
+            item,
             count: 1,
         });
+        let entries = &self.entries;
         self.table
             .insert_unique(hash, idx, |&i| entries[i as usize].hash);
         true
     }
-}
 
-/// A merged key: where its first entry is, and the total count.
-#[derive(Clone, Copy)]
-struct Row {
-    /// (chunk, entry within chunk): the order of first occurrence (a
-    /// chunk's entries are in first-occurrence order, also for several
-    /// keys on one line with `--split-spaces`).
-    order: u64,
-    chunk: u32,
-    idx: u32,
-    count: u64,
-}
-
-/// The result of a dedup run.
-pub struct Dedup<'a> {
-    sources: &'a [Source<'a>],
-    chunks: Vec<ChunkMeta>,
-    results: Vec<ChunkResult>,
-    rows: Vec<Row>,
-    /// The canonical column as written, when it is not the key itself
-    /// (`--form surt`: rows are grouped by the URI-form key, shown as SURT).
-    shown: Option<Vec<Box<[u8]>>>,
-    stats: Stats,
-    max_line: usize,
-}
-
-/// Maps a key to another text (for display or ordering).
-pub type KeyMap<'f> = &'f (dyn Fn(&[u8]) -> Vec<u8> + Sync);
-
-/// A rejected line, for the rejects CSV or the preview.
-pub struct Reject<'a> {
-    pub file: &'a str,
-    pub line: u64,
-    pub input: Cow<'a, str>,
-    pub reason: &'a RejectReason,
-}
-
-impl<'a> Dedup<'a> {
-    /// Dedup `sources` with `key`; runs on the current rayon pool.
-    ///
-    /// ```
-    /// use irinorm::dedup::{Config, Dedup, Source};
-    /// use irinorm::{Normalizer, Options};
-    /// let n = Normalizer::new(Options::default());
-    /// let data = b"HTTP://a.example:80/\nhttp://a.example/\n";
-    /// let sources = [Source { name: "-", data, charset: None }];
-    /// let cfg = Config {
-    ///     chunk_size: 2 << 20,
-    ///     max_line_bytes: 65536,
-    ///     keep_rejects: 5,
-    ///     split_spaces: false,
-    /// };
-    /// let d = Dedup::run(&sources, &|s: &str| n.key(s), &cfg, None);
-    /// assert_eq!((d.unique(), d.stats().lines), (1, 2));
-    /// ```
-    pub fn run<K>(
-        sources: &'a [Source<'a>],
-        key: &K,
-        cfg: &Config,
-        progress: Option<&ProgressBar>,
-    ) -> Self
-    where
-        K: for<'k> Fn(&'k str) -> crate::Result<Cow<'k, str>> + Sync,
-    {
-        let hasher = foldhash::fast::RandomState::default();
-        let mut chunks = Vec::new();
-        for (file, src) in sources.iter().enumerate() {
-            for range in split_chunks(src.data, cfg.chunk_size) {
-                chunks.push(ChunkMeta {
-                    file: file as u32,
-                    range,
-                    first_line: 0,
-                });
-            }
-        }
-        let results: Vec<ChunkResult> = chunks
-            .par_iter()
-            .map_init(Scratch::default, |scratch, m| {
-                let r = process_chunk(
-                    &sources[m.file as usize],
-                    m.range.clone(),
-                    cfg,
-                    key,
-                    &hasher,
-                    scratch,
-                );
-                if let Some(pb) = progress {
-                    pb.inc(m.range.len() as u64);
+    /// The key(s) of one accepted unit.
+    fn add(&mut self, k: &str, split: bool, ex: &[u8], line: u64) -> bool {
+        let mut example = None;
+        if split && k.contains(' ') {
+            for (item, p) in k.split(' ').filter(|p| !p.is_empty()).enumerate() {
+                if !self.insert(p.as_bytes(), &mut example, ex, line, item as u32) {
+                    return false;
                 }
-                r
-            })
-            .collect();
-        let mut stats = Stats::default();
-        let mut prev_file = u32::MAX;
-        let mut line = 0u64;
-        for (m, r) in chunks.iter_mut().zip(&results) {
-            if m.file != prev_file {
-                prev_file = m.file;
-                line = 0;
             }
-            m.first_line = line;
-            line += r.stats.lines;
-            stats.add(&r.stats);
+            true
+        } else {
+            self.insert(k.as_bytes(), &mut example, ex, line, 0)
         }
-        let mut d = Dedup {
-            sources,
-            chunks,
-            results,
-            shown: None,
-            rows: Vec::new(),
+    }
+
+    fn finish(
+        self,
+        scratch: &mut Scratch,
+        file: u32,
+        range: std::ops::Range<usize>,
+        stats: Stats,
+        rejects: Vec<Reject>,
+    ) -> Chunk {
+        scratch.table = self.table;
+        let entries = self.entries;
+        // Group entry indices by partition (counting sort).
+        let mut part_start = vec![0u32; PARTS + 1];
+        for e in &entries {
+            part_start[part_of(e.hash) + 1] += 1;
+        }
+        for p in 0..PARTS {
+            part_start[p + 1] += part_start[p];
+        }
+        let mut fill = part_start.clone();
+        let mut by_part = vec![0u32; entries.len()];
+        for (i, e) in entries.iter().enumerate() {
+            let p = part_of(e.hash);
+            by_part[fill[p] as usize] = i as u32;
+            fill[p] += 1;
+        }
+        Chunk {
+            file,
+            range,
+            arena: self.arena,
+            entries,
+            by_part,
+            part_start,
             stats,
-            max_line: cfg.max_line_bytes,
-        };
-        let mut rows = d.merge();
-        rows.par_sort_by_key(|r| r.order);
-        d.rows = rows;
-        d
+            rejects,
+        }
     }
+}
 
-    fn data(&self, chunk: u32) -> &'a [u8] {
-        self.sources[self.chunks[chunk as usize].file as usize].data
-    }
-
-    fn entry(&self, r: &Row) -> &Entry {
-        &self.results[r.chunk as usize].entries[r.idx as usize]
-    }
-
-    fn row_key(&self, r: &Row) -> &[u8] {
-        self.results[r.chunk as usize].key(self.entry(r), self.data(r.chunk))
-    }
-
-    /// Merge the chunk tables, shard by shard in parallel, chunks in order.
-    ///
-    /// Each shard's rows come out in order of first occurrence (chunks in
-    /// order, a chunk's entries in line order), so the concatenation is 64
-    /// sorted runs, which the stable sort in [`Dedup::run`] merges cheaply.
-    fn merge(&self) -> Vec<Row> {
-        let shards: Vec<Vec<Row>> = (0..SHARDS)
-            .into_par_iter()
-            .map(|s| {
-                // Rows with their key bytes at hand, and a table holding the
-                // hash next to the row index: probing touches neither the
-                // chunk entries nor other chunks' memory until hashes match.
-                let mut rows: Vec<(Row, &[u8])> = Vec::new();
-                let mut table: HashTable<(u64, u32)> = HashTable::new();
-                for (c, res) in self.results.iter().enumerate() {
-                    let data = self.data(c as u32);
-                    let ids =
-                        &res.by_shard[res.shard_start[s] as usize..res.shard_start[s + 1] as usize];
-                    for &i in ids {
-                        let e = &res.entries[i as usize];
-                        let k = res.key(e, data);
-                        let found =
-                            table.find(e.hash, |&(h, r)| h == e.hash && rows[r as usize].1 == k);
-                        match found {
-                            Some(&(_, r)) => rows[r as usize].0.count += u64::from(e.count),
-                            None => {
-                                let n = rows.len() as u32;
-                                rows.push((
-                                    Row {
-                                        // Entries are appended in order of first
-                                        // occurrence within the chunk (lines, then
-                                        // the items of a --split-spaces line), so the
-                                        // entry index is a total order: no ties.
-                                        order: (c as u64) << 32 | u64::from(i),
-                                        chunk: c as u32,
-                                        idx: i,
-                                        count: u64::from(e.count),
-                                    },
-                                    k,
-                                ));
-                                table.insert_unique(e.hash, (e.hash, n), |&(h, _)| h);
+/// Key every unit of `batch` in parallel; chunks come back in input order.
+fn key_batch(
+    batch: &Batch,
+    layout: Option<&Layout>,
+    key: &KeyFn<'_>,
+    cfg: &Config,
+    hasher: &foldhash::fast::FixedState,
+) -> Vec<Chunk> {
+    let file = batch.file as u32;
+    if let Some(layout) = layout {
+        let per = 1024;
+        let pieces: Vec<&[super::source::Rec]> = batch.records.chunks(per).collect();
+        return pieces
+            .par_iter()
+            .map_init(Scratch::default, |scratch, recs| {
+                let mut scratch_table = std::mem::take(&mut scratch.table);
+                scratch_table.clear();
+                let mut b = ChunkBuilder {
+                    data: &[],
+                    table: scratch_table,
+                    entries: Vec::new(),
+                    arena: Vec::new(),
+                    hasher,
+                };
+                let mut stats = Stats::default();
+                let mut rejects = Vec::new();
+                for r in *recs {
+                    stats.lines += 1;
+                    match super::map::record_key(r, layout, cfg.max_line_bytes, batch.charset, key)
+                    {
+                        super::map::RecordKey::Blank => stats.blank += 1,
+                        super::map::RecordKey::Key { key: k, example } => {
+                            if b.add(&k, cfg.split_spaces, example.as_bytes(), r.line) {
+                                stats.accepted += 1;
+                            } else {
+                                stats.rejected += 1;
                             }
+                        }
+                        super::map::RecordKey::Reject(reason) => {
+                            stats.rejected += 1;
+                            rejects.push(Reject {
+                                file: batch.file,
+                                line: r.line,
+                                input: super::map::record_reject_text(
+                                    r,
+                                    layout,
+                                    cfg.max_line_bytes,
+                                ),
+                                reason,
+                            });
                         }
                     }
                 }
-                drop(table);
-                rows.into_iter().map(|(r, _)| r).collect::<Vec<Row>>()
+                b.finish(scratch, file, 0..0, stats, rejects)
             })
             .collect();
-        let mut rows = Vec::with_capacity(shards.iter().map(Vec::len).sum());
-        for s in shards {
-            rows.extend(s);
-        }
-        rows
+    }
+    let data = &batch.data;
+    let ranges = split_chunks(data, cfg.chunk_size);
+    let counts: Vec<u64> = ranges
+        .par_iter()
+        .map(|r| count_lines(&data[r.clone()]))
+        .collect();
+    let mut first = batch.first_line;
+    let firsts: Vec<u64> = counts
+        .iter()
+        .map(|n| {
+            let f = first;
+            first += n;
+            f
+        })
+        .collect();
+    ranges
+        .into_par_iter()
+        .zip(firsts)
+        .map_init(Scratch::default, |scratch, (range, first_line)| {
+            let bytes = &data[range.clone()];
+            let mut table = std::mem::take(&mut scratch.table);
+            table.clear();
+            let mut b = ChunkBuilder {
+                data: bytes,
+                table,
+                entries: Vec::new(),
+                arena: Vec::new(),
+                hasher,
+            };
+            let mut stats = Stats {
+                bytes: bytes.len() as u64,
+                ..Stats::default()
+            };
+            let mut rejects = Vec::new();
+            let mut line_no = first_line;
+            stats.lines = for_each_line(bytes, |line, _| {
+                line_no += 1;
+                let reason = match line_text(line, cfg.max_line_bytes, batch.charset) {
+                    Text::Blank => {
+                        stats.blank += 1;
+                        return;
+                    }
+                    Text::Reject(r) => r,
+                    Text::Text(t) => match key_of(&t, None, key) {
+                        Ok(k) => {
+                            let ex: &[u8] = match &t {
+                                std::borrow::Cow::Borrowed(_) => strip_cr(line),
+                                std::borrow::Cow::Owned(s) => s.as_bytes(),
+                            };
+                            if b.add(&k, cfg.split_spaces, ex, line_no) {
+                                stats.accepted += 1;
+                            } else {
+                                stats.rejected += 1;
+                            }
+                            return;
+                        }
+                        Err(r) => r,
+                    },
+                };
+                stats.rejected += 1;
+                rejects.push(Reject {
+                    file: batch.file,
+                    line: line_no,
+                    input: reject_input(line, cfg.max_line_bytes).into_owned(),
+                    reason,
+                });
+            });
+            b.finish(scratch, file, range, stats, rejects)
+        })
+        .collect()
+}
+
+/// A distinct key in a partition.
+#[derive(Clone, Copy)]
+struct Row {
+    hash: u64,
+    /// Offset of the key in the partition's arena; the example follows it.
+    off: u64,
+    key_len: u32,
+    ex_len: u32,
+    file: u32,
+    item: u32,
+    /// 1-based line.
+    line: u64,
+    count: u64,
+}
+
+const ROW_BYTES: usize = std::mem::size_of::<Row>();
+
+impl Row {
+    fn origin(&self) -> (u32, u64, u32) {
+        (self.file, self.line, self.item)
+    }
+}
+
+/// One partition's table.
+#[derive(Default)]
+struct Part {
+    table: HashTable<u32>,
+    rows: Vec<Row>,
+    arena: Vec<u8>,
+}
+
+impl Part {
+    #[inline]
+    fn key(&self, r: &Row) -> &[u8] {
+        &self.arena[r.off as usize..r.off as usize + r.key_len as usize]
     }
 
-    /// Order rows by key (bytewise) instead of first occurrence.
-    pub fn sort_canonical(&mut self) {
-        let mut rows = std::mem::take(&mut self.rows);
-        rows.par_sort_unstable_by(|a, b| self.row_key(a).cmp(self.row_key(b)));
-        self.rows = rows;
+    #[inline]
+    fn example(&self, r: &Row) -> &[u8] {
+        let start = r.off as usize + r.key_len as usize;
+        &self.arena[start..start + r.ex_len as usize]
     }
 
-    /// Write the canonical column through `f`; grouping is unchanged (so a
-    /// display form that is not one-to-one, like SURT without the scheme,
-    /// never merges rows).
-    pub fn render(&mut self, f: KeyMap<'_>) {
-        let shown = self
-            .rows
-            .par_iter()
-            .map(|r| f(self.row_key(r)).into_boxed_slice())
-            .collect();
-        self.shown = Some(shown);
+    /// Bytes this partition holds (capacities: what the process touches).
+    fn bytes(&self) -> usize {
+        self.arena.capacity()
+            + self.rows.capacity() * ROW_BYTES
+            + self.table.capacity() * (std::mem::size_of::<u32>() + 1) * 8 / 7
     }
 
-    /// Order rows by `f(key)`, then by key (a total, thread-independent
-    /// order).
-    pub fn sort_by_map(&mut self, f: KeyMap<'_>) {
-        let mut order: Vec<(Vec<u8>, usize)> = self
-            .rows
-            .par_iter()
-            .enumerate()
-            .map(|(i, r)| (f(self.row_key(r)), i))
-            .collect();
-        order.par_sort_unstable_by(|a, b| {
-            a.0.cmp(&b.0).then_with(|| {
-                self.row_key(&self.rows[a.1])
-                    .cmp(self.row_key(&self.rows[b.1]))
-            })
+    /// Count `count` occurrences of `key`, first seen at `origin` with
+    /// `example`; an earlier origin replaces the row's first occurrence.
+    #[inline]
+    fn add(&mut self, hash: u64, key: &[u8], example: &[u8], origin: (u32, u64, u32), count: u64) {
+        let (rows, arena) = (&mut self.rows, &self.arena);
+        let found = self.table.find(hash, |&i| {
+            let r = &rows[i as usize];
+            r.hash == hash && &arena[r.off as usize..r.off as usize + r.key_len as usize] == key
         });
-        self.rows = order.iter().map(|&(_, i)| self.rows[i]).collect();
-        if let Some(shown) = self.shown.take() {
-            let mut shown: Vec<Option<Box<[u8]>>> = shown.into_iter().map(Some).collect();
-            self.shown = Some(
-                order
-                    .iter()
-                    .map(|&(_, i)| shown[i].take().unwrap_or_default())
-                    .collect(),
-            );
+        if let Some(&i) = found {
+            let r = &mut rows[i as usize];
+            r.count += count;
+            if origin < r.origin() {
+                // Only after a spill can a later-read row be earlier.
+                let off = self.arena.len() as u64;
+                self.arena.extend_from_slice(key);
+                self.arena.extend_from_slice(example);
+                let r = &mut self.rows[i as usize];
+                (r.off, r.ex_len) = (off, example.len() as u32);
+                (r.file, r.line, r.item) = origin;
+            }
+            return;
+        }
+        let off = self.arena.len() as u64;
+        self.arena.extend_from_slice(key);
+        self.arena.extend_from_slice(example);
+        let idx = self.rows.len() as u32;
+        self.rows.push(Row {
+            hash,
+            off,
+            key_len: key.len() as u32,
+            ex_len: example.len() as u32,
+            file: origin.0,
+            item: origin.2,
+            line: origin.1,
+            count,
+        });
+        let rows = &self.rows;
+        self.table
+            .insert_unique(hash, idx, |&i| rows[i as usize].hash);
+    }
+}
+
+/// The partitions, and their spill files once the budget is exceeded.
+struct Table {
+    parts: Vec<Part>,
+    memory: usize,
+    temp_dir: Option<PathBuf>,
+    spill: Option<SpillDir>,
+    spills: u64,
+    order: Order,
+    show_surt: bool,
+}
+
+/// The temporary directory of one run: removed when dropped, and on a
+/// signal through [`cleanup`].
+struct SpillDir {
+    dir: tempfile::TempDir,
+    /// Bytes written so far.
+    bytes: u64,
+    /// Partitions with a spill file.
+    parts: Vec<bool>,
+}
+
+impl Drop for SpillDir {
+    fn drop(&mut self) {
+        cleanup::forget(self.dir.path());
+    }
+}
+
+impl SpillDir {
+    fn part_path(&self, p: usize) -> PathBuf {
+        self.dir.path().join(format!("part-{p:02}"))
+    }
+
+    fn sorted_path(&self, p: usize) -> PathBuf {
+        self.dir.path().join(format!("sorted-{p:02}"))
+    }
+
+    fn err(&self, e: &io::Error) -> Error {
+        Error::io(
+            format!(
+                "cannot write to the temporary directory {}",
+                self.dir.path().display()
+            ),
+            e,
+        )
+    }
+}
+
+impl Table {
+    fn new(cfg: &Config) -> Self {
+        Table {
+            parts: (0..PARTS).map(|_| Part::default()).collect(),
+            memory: cfg.memory,
+            temp_dir: cfg.temp_dir.clone(),
+            spill: None,
+            spills: 0,
+            order: cfg.order,
+            show_surt: cfg.show_surt,
         }
     }
 
-    pub fn stats(&self) -> Stats {
-        self.stats
+    /// Merge a batch's chunks, partitions in parallel, chunks in order;
+    /// spill if the budget is exceeded.
+    fn merge(&mut self, batch: &Batch, chunks: &[Chunk]) -> Result<(), Error> {
+        self.parts.par_iter_mut().enumerate().for_each(|(p, part)| {
+            for c in chunks {
+                let data = &batch.data[c.range.clone()];
+                let ids = &c.by_part[c.part_start[p] as usize..c.part_start[p + 1] as usize];
+                for &i in ids {
+                    let e = &c.entries[i as usize];
+                    part.add(
+                        e.hash,
+                        e.key.get(data, &c.arena),
+                        e.example.get(data, &c.arena),
+                        (c.file, e.line, e.item),
+                        u64::from(e.count),
+                    );
+                }
+            }
+        });
+        if self.bytes() > self.memory {
+            self.spill()?;
+        }
+        Ok(())
     }
 
-    pub fn unique(&self) -> usize {
-        self.rows.len()
+    fn bytes(&self) -> usize {
+        self.parts.iter().map(Part::bytes).sum()
     }
 
-    /// The CSV: header, then one row per key.
-    pub fn write_csv(&self, out: &mut OutputFile) -> Result<(), CliError> {
-        out.write(b"canonical,count,first_file,first_line,example\n")?;
+    /// Append every partition's rows to its file and free the tables.
+    fn spill(&mut self) -> Result<(), Error> {
+        if self.spill.is_none() {
+            let base = self.temp_dir.clone().unwrap_or_else(std::env::temp_dir);
+            let dir = tempfile::Builder::new()
+                .prefix(".irinorm-spill-")
+                .tempdir_in(&base)
+                .map_err(|e| {
+                    Error::io(
+                        format!("cannot create a temporary directory in {}", base.display()),
+                        &e,
+                    )
+                })?;
+            cleanup::register(dir.path());
+            self.spill = Some(SpillDir {
+                dir,
+                bytes: 0,
+                parts: vec![false; PARTS],
+            });
+        }
+        let Some(spill) = self.spill.as_mut() else {
+            return Ok(());
+        };
+        let spill_ref = &*spill;
+        let written: Vec<Result<u64, Error>> = self
+            .parts
+            .par_iter_mut()
+            .enumerate()
+            .map(|(p, part)| {
+                let part = std::mem::take(part);
+                if part.rows.is_empty() {
+                    return Ok(0);
+                }
+                let f = std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(spill_ref.part_path(p))
+                    .map_err(|e| spill_ref.err(&e))?;
+                let mut w = BufWriter::with_capacity(1 << 16, f);
+                let mut n = 0u64;
+                for r in &part.rows {
+                    n += write_spilled(&mut w, r, part.key(r), part.example(r))
+                        .map_err(|e| spill_ref.err(&e))?;
+                }
+                w.flush().map_err(|e| spill_ref.err(&e))?;
+                Ok(n)
+            })
+            .collect();
+        for (p, w) in written.into_iter().enumerate() {
+            let n = w?;
+            if n > 0 {
+                spill.parts[p] = true;
+                spill.bytes += n;
+            }
+        }
+        self.spills += 1;
+        Ok(())
+    }
+
+    /// Write the rows in order; the summary (without the line stats).
+    fn finish(
+        mut self,
+        names: &[String],
+        out: &mut dyn FnMut(&[u8]) -> Result<(), Error>,
+    ) -> Result<Summary, Error> {
+        out(HEADER)?;
+        if self.spill.is_none() {
+            let unique = self.write_in_memory(names, out)?;
+            return Ok(Summary {
+                unique,
+                ..Summary::default()
+            });
+        }
+        self.spill()?;
+        let spill = self.spill.take().expect("spilled");
+        let (order, show_surt, spills) = (self.order, self.show_surt, self.spills);
+        drop(self);
+        // Each partition alone: read back, dedup, sort, write a sorted run.
+        let sorted: Vec<Result<u64, Error>> = (0..PARTS)
+            .into_par_iter()
+            .map(|p| {
+                if !spill.parts[p] {
+                    return Ok(0);
+                }
+                let path = spill.part_path(p);
+                let mut part = Part::default();
+                {
+                    let f = File::open(&path).map_err(|e| spill.err(&e))?;
+                    let mut r = BufReader::with_capacity(1 << 16, f);
+                    let mut key = Vec::new();
+                    let mut ex = Vec::new();
+                    while let Some(row) =
+                        read_spilled(&mut r, &mut key, &mut ex).map_err(|e| spill.err(&e))?
+                    {
+                        part.add(row.hash, &key, &ex, row.origin(), row.count);
+                    }
+                }
+                std::fs::remove_file(&path).map_err(|e| spill.err(&e))?;
+                let rows = sort_rows(&part, order);
+                let f = File::create(spill.sorted_path(p)).map_err(|e| spill.err(&e))?;
+                let mut w = BufWriter::with_capacity(1 << 16, f);
+                let mut n = 0;
+                for r in rows {
+                    let k = part.key(r);
+                    let (a, b) = sort_key(order, r, k);
+                    let shown = shown(show_surt, k);
+                    n += write_sorted(&mut w, &a, &b, &shown, r, part.example(r))
+                        .map_err(|e| spill.err(&e))?;
+                }
+                w.flush().map_err(|e| spill.err(&e))?;
+                Ok(n)
+            })
+            .collect();
+        let mut sorted_bytes = 0;
+        for s in sorted {
+            sorted_bytes += s?;
+        }
+        // k-way merge of the sorted runs.
+        let mut runs = Vec::new();
+        for p in 0..PARTS {
+            if spill.parts[p] {
+                let f = File::open(spill.sorted_path(p)).map_err(|e| spill.err(&e))?;
+                runs.push(BufReader::with_capacity(1 << 16, f));
+            }
+        }
+        let mut heap = BinaryHeap::new();
+        for (i, r) in runs.iter_mut().enumerate() {
+            if let Some(rec) = read_sorted(r).map_err(|e| spill.err(&e))? {
+                heap.push(Head { rec, run: i });
+            }
+        }
+        let mut text = Vec::with_capacity(1 << 20);
+        let mut unique = 0u64;
+        while let Some(Head { rec, run }) = heap.pop() {
+            unique += 1;
+            format_row(
+                &mut text,
+                &rec.shown,
+                rec.count,
+                &names[rec.file as usize],
+                rec.line,
+                &rec.example,
+            );
+            if text.len() >= 1 << 20 {
+                out(&text)?;
+                text.clear();
+            }
+            if let Some(next) = read_sorted(&mut runs[run]).map_err(|e| spill.err(&e))? {
+                heap.push(Head { rec: next, run });
+            }
+        }
+        out(&text)?;
+        Ok(Summary {
+            unique,
+            spills,
+            spilled_bytes: spill.bytes + sorted_bytes,
+            spilled_partitions: spill.parts.iter().filter(|&&p| p).count(),
+            ..Summary::default()
+        })
+    }
+
+    /// Without a spill: sort every row, format blocks in parallel.
+    fn write_in_memory(
+        &self,
+        names: &[String],
+        out: &mut dyn FnMut(&[u8]) -> Result<(), Error>,
+    ) -> Result<u64, Error> {
+        let mut all: Vec<(&Part, &Row)> = self
+            .parts
+            .iter()
+            .flat_map(|p| p.rows.iter().map(move |r| (p, r)))
+            .collect();
+        match self.order {
+            Order::First => all.par_sort_unstable_by_key(|(_, r)| r.origin()),
+            Order::Key => all.par_sort_unstable_by(|a, b| a.0.key(a.1).cmp(b.0.key(b.1))),
+            Order::Surt => {
+                let mut keyed: Vec<(Vec<u8>, (&Part, &Row))> = all
+                    .par_iter()
+                    .map(|&(p, r)| (crate::surt::surt_of_key(p.key(r)), (p, r)))
+                    .collect();
+                keyed.par_sort_unstable_by(|a, b| {
+                    a.0.cmp(&b.0)
+                        .then_with(|| a.1 .0.key(a.1 .1).cmp(b.1 .0.key(b.1 .1)))
+                });
+                all = keyed.into_iter().map(|(_, x)| x).collect();
+            }
+        }
         const BLOCK: usize = 1 << 14;
-        let n = self.rows.len();
-        for start in (0..n).step_by(BLOCK * 16) {
-            let end = (start + BLOCK * 16).min(n);
-            let blocks: Vec<usize> = (start..end).step_by(BLOCK).collect();
-            let texts: Vec<Vec<u8>> = blocks
-                .par_iter()
-                .map(|&b| {
-                    let mut t = Vec::with_capacity(BLOCK * 128);
-                    for i in b..(b + BLOCK).min(end) {
-                        self.format_row(&mut t, i);
+        for group in all.chunks(BLOCK * 16) {
+            let texts: Vec<Vec<u8>> = group
+                .par_chunks(BLOCK)
+                .map(|rows| {
+                    let mut t = Vec::with_capacity(rows.len() * 128);
+                    for (p, r) in rows {
+                        let k = p.key(r);
+                        let shown = shown(self.show_surt, k);
+                        format_row(
+                            &mut t,
+                            &shown,
+                            r.count,
+                            &names[r.file as usize],
+                            r.line,
+                            p.example(r),
+                        );
                     }
                     t
                 })
                 .collect();
             for t in texts {
-                out.write(&t)?;
+                out(&t)?;
             }
         }
-        Ok(())
+        Ok(all.len() as u64)
     }
+}
 
-    fn format_row(&self, t: &mut Vec<u8>, i: usize) {
-        let r = &self.rows[i];
-        let e = self.entry(r);
-        let meta = &self.chunks[r.chunk as usize];
-        let data = self.data(r.chunk);
-        match &self.shown {
-            Some(shown) => csv_field(t, &shown[i]),
-            None => csv_field(t, self.row_key(r)),
+/// The canonical column: the key, or its SURT.
+fn shown(surt: bool, key: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    if surt {
+        std::borrow::Cow::Owned(crate::surt::surt_of_key(key))
+    } else {
+        std::borrow::Cow::Borrowed(key)
+    }
+}
+
+/// A partition's rows in output order.
+fn sort_rows(part: &Part, order: Order) -> Vec<&Row> {
+    let mut rows: Vec<&Row> = part.rows.iter().collect();
+    match order {
+        Order::First => rows.sort_unstable_by_key(|r| r.origin()),
+        Order::Key => rows.sort_unstable_by(|a, b| part.key(a).cmp(part.key(b))),
+        Order::Surt => rows
+            .sort_by_cached_key(|r| (crate::surt::surt_of_key(part.key(r)), part.key(r).to_vec())),
+    }
+    rows
+}
+
+/// The order of a row as two byte strings compared in turn: the same total
+/// order as [`Table::write_in_memory`] (an origin as 16 big-endian bytes
+/// compares as the tuple does).
+fn sort_key(order: Order, r: &Row, key: &[u8]) -> (Vec<u8>, Vec<u8>) {
+    match order {
+        Order::First => {
+            let mut a = Vec::with_capacity(16);
+            a.extend_from_slice(&r.file.to_be_bytes());
+            a.extend_from_slice(&r.line.to_be_bytes());
+            a.extend_from_slice(&r.item.to_be_bytes());
+            (a, Vec::new())
         }
-        t.push(b',');
-        csv_u64(t, r.count);
-        t.push(b',');
-        csv_field(t, self.sources[meta.file as usize].name.as_bytes());
-        t.push(b',');
-        csv_u64(t, meta.first_line + u64::from(e.line) + 1);
-        t.push(b',');
-        csv_field(t, self.results[r.chunk as usize].line(e, data));
-        t.push(b'\n');
-    }
-
-    /// The kept rejected lines, in input order.
-    pub fn rejects(&self) -> impl Iterator<Item = Reject<'_>> + '_ {
-        self.chunks
-            .iter()
-            .zip(&self.results)
-            .flat_map(move |(m, r)| {
-                let src = &self.sources[m.file as usize];
-                r.rejects.iter().map(move |rej| Reject {
-                    file: src.name,
-                    line: m.first_line + u64::from(rej.line) + 1,
-                    input: reject_input(&src.data[rej.range.clone()], self.max_line),
-                    reason: &rej.reason,
-                })
-            })
+        Order::Key => (key.to_vec(), Vec::new()),
+        Order::Surt => (crate::surt::surt_of_key(key), key.to_vec()),
     }
 }
 
-/// Per-worker buffers reused from chunk to chunk (no big allocation, and
-/// no fresh page faults, per chunk).
-#[derive(Default)]
-struct Scratch {
-    table: HashTable<u32>,
-    entries: Vec<Entry>,
+fn format_row(t: &mut Vec<u8>, shown: &[u8], count: u64, file: &str, line: u64, example: &[u8]) {
+    csv_field(t, shown);
+    t.push(b',');
+    csv_u64(t, count);
+    t.push(b',');
+    csv_field(t, file.as_bytes());
+    t.push(b',');
+    csv_u64(t, line);
+    t.push(b',');
+    csv_field(t, example);
+    t.push(b'\n');
 }
 
-fn process_chunk<K>(
-    src: &Source<'_>,
-    range: Range<usize>,
-    cfg: &Config,
-    key: &K,
-    hasher: &foldhash::fast::RandomState,
-    scratch: &mut Scratch,
-) -> ChunkResult
-where
-    K: for<'k> Fn(&'k str) -> crate::Result<Cow<'k, str>> + Sync,
-{
-    let data = src.data;
-    let base = range.start;
-    let bytes = &data[range];
-    let chunk_addr = bytes.as_ptr() as usize;
-    // The table and entry buffer come from the worker's scratch and go
-    // back to it: no big allocation (and no fresh page faults) per chunk.
-    let mut t = ChunkTable {
-        table: std::mem::take(&mut scratch.table),
-        entries: std::mem::take(&mut scratch.entries),
-        arena: Vec::new(),
+// --- Spill file records (native to this run; little-endian) ---
+
+fn put_bytes(w: &mut impl Write, b: &[u8]) -> io::Result<()> {
+    w.write_all(&(b.len() as u64).to_le_bytes())?;
+    w.write_all(b)
+}
+
+fn get_u64(r: &mut impl Read) -> io::Result<Option<u64>> {
+    let mut b = [0u8; 8];
+    match r.read_exact(&mut b) {
+        Ok(()) => Ok(Some(u64::from_le_bytes(b))),
+        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+fn need_u64(r: &mut impl Read) -> io::Result<u64> {
+    get_u64(r)?.ok_or_else(|| io::Error::new(io::ErrorKind::UnexpectedEof, "truncated spill file"))
+}
+
+fn get_bytes(r: &mut impl Read, into: &mut Vec<u8>) -> io::Result<()> {
+    let n = need_u64(r)? as usize;
+    into.clear();
+    into.resize(n, 0);
+    r.read_exact(into)
+}
+
+/// A row of a partition run: hash, count, origin, key, example.
+fn write_spilled(w: &mut impl Write, r: &Row, key: &[u8], example: &[u8]) -> io::Result<u64> {
+    for v in [
+        r.hash,
+        r.count,
+        u64::from(r.file),
+        r.line,
+        u64::from(r.item),
+    ] {
+        w.write_all(&v.to_le_bytes())?;
+    }
+    put_bytes(w, key)?;
+    put_bytes(w, example)?;
+    Ok(40 + 16 + (key.len() + example.len()) as u64)
+}
+
+fn read_spilled(r: &mut impl Read, key: &mut Vec<u8>, ex: &mut Vec<u8>) -> io::Result<Option<Row>> {
+    let Some(hash) = get_u64(r)? else {
+        return Ok(None);
     };
-    t.table.clear();
-    t.entries.clear();
-    let mut rejects = Vec::new();
-    let mut stats = Stats {
-        bytes: bytes.len() as u64,
-        ..Stats::default()
+    let count = need_u64(r)?;
+    let file = need_u64(r)? as u32;
+    let line = need_u64(r)?;
+    let item = need_u64(r)? as u32;
+    get_bytes(r, key)?;
+    get_bytes(r, ex)?;
+    Ok(Some(Row {
+        hash,
+        off: 0,
+        key_len: key.len() as u32,
+        ex_len: ex.len() as u32,
+        file,
+        item,
+        line,
+        count,
+    }))
+}
+
+/// A row of a sorted run.
+struct SortedRec {
+    a: Vec<u8>,
+    b: Vec<u8>,
+    shown: Vec<u8>,
+    count: u64,
+    file: u32,
+    line: u64,
+    example: Vec<u8>,
+}
+
+fn write_sorted(
+    w: &mut impl Write,
+    a: &[u8],
+    b: &[u8],
+    shown: &[u8],
+    r: &Row,
+    example: &[u8],
+) -> io::Result<u64> {
+    put_bytes(w, a)?;
+    put_bytes(w, b)?;
+    put_bytes(w, shown)?;
+    for v in [r.count, u64::from(r.file), r.line] {
+        w.write_all(&v.to_le_bytes())?;
+    }
+    put_bytes(w, example)?;
+    Ok(24 + 32 + (a.len() + b.len() + shown.len() + example.len()) as u64)
+}
+
+fn read_sorted(r: &mut impl Read) -> io::Result<Option<SortedRec>> {
+    let Some(n) = get_u64(r)? else {
+        return Ok(None);
     };
-    let mut line_no: u32 = 0;
-    stats.lines = for_each_line(bytes, |line, off| {
-        let this_line = line_no;
-        line_no = line_no.wrapping_add(1);
-        let reject = match process_line_in(line, cfg.max_line_bytes, src.charset, key) {
-            Outcome::Blank => {
-                stats.blank += 1;
-                return;
-            }
-            Outcome::Reject(r) => r,
-            Outcome::Key(k) => {
-                let at = LineAt {
-                    off: off as u32,
-                    len: strip_cr(line).len() as u32,
-                    line: this_line,
-                };
-                let ok = if cfg.split_spaces && k.contains(' ') {
-                    k.split(' ')
-                        .filter(|p| !p.is_empty())
-                        .all(|p| t.insert(bytes, p.as_bytes(), None, &at, hasher))
-                } else {
-                    let kb = k.as_bytes();
-                    let addr = kb.as_ptr() as usize;
-                    let borrowed = matches!(k, Cow::Borrowed(_))
-                        && addr >= chunk_addr
-                        && addr + kb.len() <= chunk_addr + bytes.len();
-                    let in_chunk = borrowed.then(|| (addr - chunk_addr) as u32);
-                    t.insert(bytes, kb, in_chunk, &at, hasher)
-                };
-                // Chunks and lines are at most 256 MiB (see the CLI), so
-                // lengths and offsets fit; rather than panic, a line that
-                // would overflow them is counted as rejected.
-                if ok {
-                    stats.accepted += 1;
-                } else {
-                    stats.rejected += 1;
-                }
-                return;
-            }
-        };
-        stats.rejected += 1;
-        if rejects.len() < cfg.keep_rejects {
-            rejects.push(RejectRec {
-                line: this_line,
-                range: base + off..base + off + line.len(),
-                reason: reject,
-            });
-        }
-    });
-    let ChunkTable {
-        table,
-        entries: buffer,
-        mut arena,
-    } = t;
-    // An exact-size copy; the scratch keeps its capacity for the next chunk.
-    let entries = buffer.clone();
-    scratch.table = table;
-    scratch.entries = buffer;
-    // Group entry indices by shard (counting sort).
-    let mut shard_start = vec![0u32; SHARDS + 1];
-    for e in &entries {
-        shard_start[shard_of(e.hash) + 1] += 1;
+    let mut a = vec![0; n as usize];
+    r.read_exact(&mut a)?;
+    let (mut b, mut shown, mut example) = (Vec::new(), Vec::new(), Vec::new());
+    get_bytes(r, &mut b)?;
+    get_bytes(r, &mut shown)?;
+    let count = need_u64(r)?;
+    let file = need_u64(r)? as u32;
+    let line = need_u64(r)?;
+    get_bytes(r, &mut example)?;
+    Ok(Some(SortedRec {
+        a,
+        b,
+        shown,
+        count,
+        file,
+        line,
+        example,
+    }))
+}
+
+/// A run's current row in the merge heap (a min-heap by (a, b)).
+struct Head {
+    rec: SortedRec,
+    run: usize,
+}
+
+impl PartialEq for Head {
+    fn eq(&self, o: &Self) -> bool {
+        self.cmp(o) == Ordering::Equal
     }
-    for s in 0..SHARDS {
-        shard_start[s + 1] += shard_start[s];
+}
+impl Eq for Head {}
+impl PartialOrd for Head {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
     }
-    let mut fill = shard_start.clone();
-    let mut by_shard = vec![0u32; entries.len()];
-    for (i, e) in entries.iter().enumerate() {
-        let s = shard_of(e.hash);
-        by_shard[fill[s] as usize] = i as u32;
-        fill[s] += 1;
-    }
-    arena.shrink_to_fit();
-    ChunkResult {
-        base,
-        arena,
-        entries,
-        by_shard,
-        shard_start,
-        stats,
-        rejects,
+}
+impl Ord for Head {
+    fn cmp(&self, o: &Self) -> Ordering {
+        (&o.rec.a, &o.rec.b, o.run).cmp(&(&self.rec.a, &self.rec.b, self.run))
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Lowercase ASCII; borrowed when already lowercase; `!` is invalid.
-    fn fake(s: &str) -> crate::Result<Cow<'_, str>> {
-        if let Some(i) = s.find('!') {
-            return Err(crate::Error::new(i, crate::ErrorKind::Other("bang".into())));
-        }
-        if s.bytes().any(|b| b.is_ascii_uppercase()) {
-            Ok(Cow::Owned(s.to_ascii_lowercase()))
-        } else {
-            Ok(Cow::Borrowed(s))
-        }
-    }
-
-    fn csv(
-        sources: &[Source<'_>],
-        chunk: usize,
-        threads: usize,
-        canonical: bool,
-    ) -> (String, Stats) {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        let cfg = Config {
-            chunk_size: chunk,
-            max_line_bytes: 20,
-            keep_rejects: usize::MAX,
-            split_spaces: false,
-        };
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("o.csv");
-        let mut out = OutputFile::create(Some(&p)).unwrap();
-        let stats = pool.install(|| {
-            let mut d = Dedup::run(sources, &fake, &cfg, None);
-            if canonical {
-                d.sort_canonical();
-            }
-            d.write_csv(&mut out).unwrap();
-            for r in d.rejects() {
-                out.write(format!("R {}:{} {} {}\n", r.file, r.line, r.input, r.reason).as_bytes())
-                    .unwrap();
-            }
-            d.stats()
-        });
-        out.finish().unwrap();
-        (std::fs::read_to_string(&p).unwrap(), stats)
-    }
-
-    #[test]
-    fn first_occurrence_order_and_counts() {
-        let a = b"b\nA\r\n\n a\nB!\nc\na\nxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\nb";
-        let b = b"C\n\xff\nd";
-        let sources = [
-            Source {
-                name: "a",
-                data: a,
-                charset: None,
-            },
-            Source {
-                name: "b,2",
-                data: b,
-                charset: None,
-            },
-        ];
-        let (text, stats) = csv(&sources, 1 << 20, 1, false);
-        let expected = "canonical,count,first_file,first_line,example\n\
-            b,2,a,1,b\na,2,a,2,A\n a,1,a,4, a\nc,2,a,6,c\nd,1,\"b,2\",3,d\n\
-            R a:5 B! bang at byte 1\n\
-            R a:8 xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx... line longer than 20 bytes\n\
-            R b,2:2 \u{fffd} invalid UTF-8 at byte 0\n";
-        assert_eq!(text, expected);
-        assert_eq!(stats.lines, 12);
-        assert_eq!(stats.blank, 1);
-        assert_eq!(stats.rejected, 3);
-        assert_eq!(stats.accepted + stats.rejected + stats.blank, stats.lines);
-        for chunk in [1, 2, 3, 5, 8, 64] {
-            for threads in [1, 2, 3] {
-                assert_eq!(
-                    csv(&sources, chunk, threads, false).0,
-                    text,
-                    "chunk {chunk}"
-                );
-            }
-        }
-        let (sorted, _) = csv(&sources, 3, 2, true);
-        assert!(sorted.starts_with(
-            "canonical,count,first_file,first_line,example\n a,1,a,4, a\na,2,a,2,A\nb,2,a,1,b\nc,"
-        ));
-    }
+/// Whether `dir` exists and is a directory we could create files in (for a
+/// clear error before a long run).
+pub fn check_temp_dir(dir: &Path) -> Result<(), Error> {
+    tempfile::Builder::new()
+        .prefix(".irinorm-probe-")
+        .tempfile_in(dir)
+        .map(drop)
+        .map_err(|e| {
+            Error::io(
+                format!("cannot write to the temporary directory {}", dir.display()),
+                &e,
+            )
+        })
 }

@@ -12,7 +12,7 @@
 use std::borrow::Cow;
 use std::cell::Cell;
 
-use crate::cli::InputArgs;
+use super::RejectReason;
 use crate::decode::{encode_query, Charset};
 use crate::preprocess::{split_spaces, Mode, Preprocessor, Repairs};
 
@@ -40,8 +40,29 @@ pub fn collect_repairs(pool: &rayon::ThreadPool) -> Repairs {
     total
 }
 
-/// The configured preparation.
-#[derive(Debug, Clone, Copy)]
+/// What to prepare (the `--mode`, `--decode-entities`, `--query-encoding`
+/// and `--split-spaces` of the CLI).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PrepConfig {
+    pub mode: Mode,
+    pub decode_entities: bool,
+    pub query_encoding: Option<Charset>,
+    pub split_spaces: bool,
+}
+
+impl Default for PrepConfig {
+    fn default() -> Self {
+        PrepConfig {
+            mode: Mode::Strict,
+            decode_entities: false,
+            query_encoding: None,
+            split_spaces: false,
+        }
+    }
+}
+
+/// The configured preparation ([`Default`]: nothing to prepare).
+#[derive(Debug, Clone, Copy, Default)]
 pub struct Prep {
     pre: Option<Preprocessor>,
     query: Option<Charset>,
@@ -70,8 +91,8 @@ pub fn scheme_of(s: &str) -> Option<&str> {
 }
 
 impl Prep {
-    /// From the command line; `base` is `--base` (if any).
-    pub fn new(a: &InputArgs, base: Option<&str>) -> Self {
+    /// `base` is the run's base IRI (if any).
+    pub fn new(a: &PrepConfig, base: Option<&str>) -> Self {
         let pre = (a.mode != Mode::Strict || a.decode_entities)
             .then(|| Preprocessor::new(a.mode, a.decode_entities));
         Prep {
@@ -147,6 +168,44 @@ impl Prep {
             Cow::Borrowed(p) => key(p),
             Cow::Owned(p) => Ok(Cow::Owned(key(&p)?.into_owned())),
         }
+    }
+}
+
+impl Prep {
+    /// The key of a reference `s` of a CSV/TSV row whose base column holds
+    /// `base` (RFC 3986 §5.2; `None`: no base column, `key` alone decides),
+    /// prepared as [`Prep::key`] does. A base that is not an absolute IRI
+    /// rejects the row with `invalid base: …`.
+    pub fn key_with_base<'k, K>(
+        &self,
+        s: &'k str,
+        base: Option<&str>,
+        key: &K,
+    ) -> Result<Cow<'k, str>, RejectReason>
+    where
+        K: for<'x> Fn(&'x str) -> crate::Result<Cow<'x, str>>,
+    {
+        let Some(b) = base else {
+            return self.key(s, key).map_err(RejectReason::Key);
+        };
+        let bp = crate::parse(b).map_err(|e| RejectReason::Other(format!("invalid base: {e}")))?;
+        if !bp.is_absolute() {
+            return Err(RejectReason::Other(format!(
+                "invalid base: {}",
+                crate::Error::new(0, crate::ErrorKind::BaseNotAbsolute)
+            )));
+        }
+        self.with_base_http(is_http(b))
+            .key(s, &|t| {
+                let r = crate::parse(t)?;
+                if r.is_absolute() {
+                    key(t)
+                } else {
+                    Ok(Cow::Owned(key(&crate::resolve(&bp, &r))?.into_owned()))
+                }
+            })
+            .map(|k| Cow::Owned(k.into_owned()))
+            .map_err(RejectReason::Key)
     }
 }
 

@@ -1,35 +1,36 @@
-//! Input layer: where the bytes of the IRI lists come from.
+//! Sources: where the bytes of the IRI lists come from, as a stream of
+//! bounded batches.
 //!
-//! Two access patterns, both behind small types so that later input features
-//! (gzip/zstd, charsets, CSV columns) can be slotted in at one place:
+//! Every input — a regular file, stdin, gzip (multi-member) or zstd (both
+//! recognised by their magic bytes), UTF-16 with a byte-order mark or
+//! declared by the charset — is *read* as a stream on its own thread
+//! ([`for_each_batch`]): decompression and transcoding overlap the keying
+//! done by the caller's workers, and memory is bounded by the batch size and
+//! a queue of [`QUEUE`] batches, whatever the input size.
 //!
-//! * [`load`] gives the *whole* input as one byte slice ([`Data`]) — used by
-//!   `dedup`, which needs random access to every line until the end (the
-//!   `example` column points into it). Regular files are memory-mapped
-//!   (memmap2); anything else (stdin, pipes, `/proc` files, or a failed map)
-//!   is read into memory.
-//! * [`BatchReader`] gives a stream of batches of *complete lines* with
-//!   bounded memory — used by `normalize` and `convert`, which must work on
-//!   endless stdin.
+//! Files are read, not memory-mapped: a file truncated while we read it then
+//! ends early (what was read is processed, the counts add up) instead of
+//! killing the process with SIGBUS, which would lose a crawl job's hours.
+//! Reading costs one copy per byte, well under 1% of keying.
 //!
-//! Both drop a UTF-8 byte-order mark at the start of an input, and
-//! [`split_chunks`] cuts a buffer into chunks at line ends for the workers.
+//! Two batch shapes ([`Format`]):
+//! * lines: a buffer of complete lines ([`BatchReader`]), cut into chunks at
+//!   line ends ([`split_chunks`]) for the workers;
+//! * CSV/TSV records (RFC 4180, the `csv` crate): a quoted field may hold
+//!   newlines, so records are parsed sequentially on the reader thread and
+//!   handed over in batches, each with the physical line it starts on.
 //!
-//! Before either, [`prepare`] (whole inputs) and [`open_stream`] (streams)
-//! undo compression and UTF-16: gzip (multi-member) and zstd are recognised
-//! by their magic bytes, files and stdin alike, and decompressed (into
-//! memory for [`load`], on the fly for a stream); an input with a UTF-16LE/BE
-//! byte-order mark, or declared UTF-16 by `--encoding`, is transcoded to
-//! UTF-8 as a whole (a UTF-16 input cannot be cut into lines on 0x0A bytes).
-//! Both return the charset in which the *lines* are then to be decoded
-//! (`None`: UTF-8).
+//! A UTF-8 byte-order mark at the start of an input is ignored.
 
 use std::fs::File;
 use std::io::{self, Read};
 use std::ops::Range;
-use std::path::Path;
+use std::path::PathBuf;
+use std::sync::mpsc;
 
-use crate::cli::CliError;
+use csv::ByteRecord;
+
+use super::Error;
 use crate::decode::{self, Charset, Compression};
 
 /// The UTF-8 byte-order mark, ignored at the start of an input.
@@ -38,80 +39,50 @@ pub const BOM: &[u8] = b"\xEF\xBB\xBF";
 /// The display name of standard input (as in the `first_file` column).
 pub const STDIN_NAME: &str = "-";
 
-/// The bytes of one whole input.
-pub enum Data {
-    /// A memory-mapped regular file.
-    Mapped(memmap2::Mmap),
-    /// Bytes read into memory (stdin, pipes, empty or unmappable files).
-    Owned(Vec<u8>),
-}
+/// Batches read ahead of the workers, per input.
+pub const QUEUE: usize = 2;
 
-impl Data {
-    /// All bytes, including a BOM if there is one.
-    pub fn raw(&self) -> &[u8] {
-        match self {
-            Data::Mapped(m) => m,
-            Data::Owned(v) => v,
-        }
-    }
+/// Records per batch of CSV/TSV input.
+pub const RECORDS_PER_BATCH: usize = 1 << 14;
 
-    /// The bytes without a leading UTF-8 BOM.
-    pub fn bytes(&self) -> &[u8] {
-        strip_bom(self.raw())
-    }
-}
-
-/// `data` without a leading UTF-8 BOM.
-pub fn strip_bom(data: &[u8]) -> &[u8] {
-    data.strip_prefix(BOM).unwrap_or(data)
-}
-
-/// One input as given on the command line, loaded whole.
-pub struct Loaded {
-    /// The name as given on the command line (`-` for stdin).
-    pub name: String,
-    pub data: Data,
-}
-
-/// Where one input comes from.
+/// One input.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Spec {
+pub enum Input {
     Stdin,
-    File(std::path::PathBuf),
+    Path(PathBuf),
 }
 
-impl Spec {
+impl Input {
     /// `-` is stdin, anything else a path.
-    pub fn parse(arg: &Path) -> Spec {
+    pub fn parse(arg: &std::path::Path) -> Input {
         if arg.as_os_str() == "-" {
-            Spec::Stdin
+            Input::Stdin
         } else {
-            Spec::File(arg.to_path_buf())
+            Input::Path(arg.to_path_buf())
         }
     }
 
-    /// The inputs of a command line: no argument means stdin.
-    pub fn from_args(args: &[std::path::PathBuf]) -> Vec<Spec> {
+    /// The inputs named on a command line (none: stdin).
+    pub fn from_args(args: &[PathBuf]) -> Vec<Input> {
         if args.is_empty() {
-            vec![Spec::Stdin]
-        } else {
-            args.iter().map(|a| Spec::parse(a)).collect()
+            return vec![Input::Stdin];
         }
+        args.iter().map(|a| Input::parse(a)).collect()
     }
 
     /// The name as given (`-` for stdin).
     pub fn name(&self) -> String {
         match self {
-            Spec::Stdin => STDIN_NAME.to_owned(),
-            Spec::File(p) => p.display().to_string(),
+            Input::Stdin => STDIN_NAME.to_owned(),
+            Input::Path(p) => p.display().to_string(),
         }
     }
 
-    /// The size of a regular file (for the progress bar); `None` otherwise.
+    /// Size of a regular file (for a progress bar).
     pub fn size_hint(&self) -> Option<u64> {
         match self {
-            Spec::Stdin => None,
-            Spec::File(p) => std::fs::metadata(p)
+            Input::Stdin => None,
+            Input::Path(p) => std::fs::metadata(p)
                 .ok()
                 .filter(|m| m.is_file())
                 .map(|m| m.len()),
@@ -119,128 +90,353 @@ impl Spec {
     }
 }
 
-/// An input opened for reading (files are opened up front, so that a missing
-/// file is reported before any work is done).
-pub enum Opened {
-    Stdin,
-    File { name: String, file: File },
+/// How an input is cut into units.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Format {
+    /// One reference per line (LF or CRLF).
+    Lines,
+    Records(RecordFormat),
 }
 
-impl Opened {
-    pub fn name(&self) -> String {
-        match self {
-            Opened::Stdin => STDIN_NAME.to_owned(),
-            Opened::File { name, .. } => name.clone(),
+/// CSV/TSV input: which fields hold the reference and its base.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordFormat {
+    pub delimiter: u8,
+    /// The first record is a header (names the columns).
+    pub header: bool,
+    pub column: Column,
+    pub base_column: Option<Column>,
+}
+
+/// A column, by header name or 0-based index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Column {
+    Index(usize),
+    Name(String),
+}
+
+impl Column {
+    /// `cut`-style: only digits is a 1-based index, anything else a name.
+    pub fn parse(spec: &str) -> Result<Column, Error> {
+        if !spec.is_empty() && spec.bytes().all(|b| b.is_ascii_digit()) {
+            return match spec.parse::<usize>() {
+                Ok(n) if n >= 1 => Ok(Column::Index(n - 1)),
+                _ => Err(Error::msg(format!(
+                    "column index {spec} out of range (indexes are 1-based)"
+                ))),
+            };
         }
+        Ok(Column::Name(spec.to_owned()))
     }
 
-    /// A byte stream of this input (for [`BatchReader`]).
-    pub fn into_reader(self) -> Box<dyn Read + Send> {
+    /// The 0-based index in a file whose first record is `first` (its
+    /// header, if `header`): a name must be in the header and an index
+    /// within the record, otherwise the run cannot mean anything.
+    fn resolve(
+        &self,
+        first: Option<&ByteRecord>,
+        header: bool,
+        file: &str,
+    ) -> Result<usize, Error> {
         match self {
-            Opened::Stdin => Box::new(io::stdin()),
-            Opened::File { file, .. } => Box::new(file),
+            Column::Index(i) => match first {
+                Some(r) if *i >= r.len() => Err(Error::msg(format!(
+                    "column {} is beyond the {} fields of {}'s first {}",
+                    i + 1,
+                    r.len(),
+                    file,
+                    if header { "row (its header)" } else { "row" }
+                ))),
+                _ => Ok(*i),
+            },
+            Column::Name(n) if !header => Err(Error::msg(format!(
+                "column {n:?} given by name, but the input has no header: give its 1-based index"
+            ))),
+            Column::Name(n) => first
+                .and_then(|h| h.iter().position(|f| f == n.as_bytes()))
+                .ok_or_else(|| Error::msg(format!("no column {n:?} in the header of {file}"))),
         }
     }
+}
+
+/// An input opened for reading (files are opened up front, so that a
+/// missing file is reported before any work is done).
+pub struct Opened {
+    pub name: String,
+    reader: Box<dyn Read + Send>,
 }
 
 /// Open every input (no reading yet): `cannot open NAME: REASON` on failure.
-pub fn open_all(specs: &[Spec]) -> Result<Vec<Opened>, CliError> {
-    specs
+pub fn open_all(inputs: &[Input]) -> Result<Vec<Opened>, Error> {
+    inputs
         .iter()
-        .map(|spec| match spec {
-            Spec::Stdin => Ok(Opened::Stdin),
-            Spec::File(p) => File::open(p)
-                .map(|file| Opened::File {
-                    name: spec.name(),
-                    file,
-                })
-                .map_err(|e| CliError::io(format!("cannot open {}", p.display()), &e)),
+        .map(|input| {
+            let reader: Box<dyn Read + Send> = match input {
+                Input::Stdin => Box::new(io::stdin()),
+                Input::Path(p) => Box::new(
+                    File::open(p)
+                        .map_err(|e| Error::io(format!("cannot open {}", p.display()), &e))?,
+                ),
+            };
+            Ok(Opened {
+                name: input.name(),
+                reader,
+            })
         })
         .collect()
 }
 
-/// Load one opened input whole: map a regular file, read anything else.
-pub fn load(input: Opened) -> Result<Loaded, CliError> {
-    let name = input.name();
-    let data = match input {
-        Opened::Stdin => {
-            let mut v = Vec::new();
-            io::stdin()
-                .lock()
-                .read_to_end(&mut v)
-                .map_err(|e| CliError::io("cannot read -".to_owned(), &e))?;
-            Data::Owned(v)
-        }
-        Opened::File { mut file, .. } => {
-            let meta = file
-                .metadata()
-                .map_err(|e| CliError::io(format!("cannot read {name}"), &e))?;
-            let mapped = if meta.is_file() && meta.len() > 0 {
-                // SAFETY: the map is only ever read, never written, and it
-                // lives as long as the `Data` that owns it. What mmap cannot
-                // protect against is *another process* changing the file while
-                // we run: bytes may then change under us (lines are re-checked
-                // as UTF-8 when read, so this gives odd output, not UB in our
-                // code), and truncating the file makes later accesses raise
-                // SIGBUS, which kills the process. Like ripgrep, we accept
-                // that: dedup inputs are data files that nobody edits in place.
-                unsafe { memmap2::Mmap::map(&file) }.ok()
-            } else {
-                None
-            };
-            match mapped {
-                Some(m) => {
-                    #[cfg(unix)]
-                    {
-                        let _ = m.advise(memmap2::Advice::Sequential);
+/// One CSV/TSV record and the 1-based physical line it starts on.
+#[derive(Debug, Clone)]
+pub struct Rec {
+    pub rec: ByteRecord,
+    pub line: u64,
+}
+
+/// The columns of one CSV/TSV input.
+#[derive(Debug, Clone)]
+pub struct Layout {
+    /// The header record, if the input has one.
+    pub header: Option<ByteRecord>,
+    pub column: usize,
+    pub base_column: Option<usize>,
+}
+
+/// A bounded piece of one input.
+pub struct Batch {
+    /// Index of the input.
+    pub file: usize,
+    /// Lines: complete lines (the last may lack its `\n`).
+    pub data: Vec<u8>,
+    /// Lines: 0-based number of the first line of `data` in its input.
+    pub first_line: u64,
+    /// Records (empty for lines).
+    pub records: Vec<Rec>,
+    /// The charset the lines/fields are in (`None`: UTF-8).
+    pub charset: Option<Charset>,
+    /// Bytes of the input this batch covers (for progress).
+    pub bytes: u64,
+}
+
+/// Where each input starts (sent before its batches).
+pub enum Item {
+    Start { file: usize, layout: Option<Layout> },
+    Batch(Batch),
+}
+
+/// Read `inputs` in order, each on a reader thread, and hand every batch to
+/// `f` on the calling thread, in input order. `batch_bytes` is the target
+/// size of a batch of lines; `max_line` bounds how much of an over-long line
+/// is kept (it is rejected downstream).
+pub fn for_each_batch(
+    inputs: Vec<Opened>,
+    format: &Format,
+    charset: Option<Charset>,
+    max_line: usize,
+    batch_bytes: usize,
+    mut f: impl FnMut(Item) -> Result<(), Error>,
+) -> Result<(), Error> {
+    for (file, opened) in inputs.into_iter().enumerate() {
+        std::thread::scope(|scope| -> Result<(), Error> {
+            let (tx, rx) = mpsc::sync_channel::<Result<Item, Error>>(QUEUE);
+            let reader = std::thread::Builder::new()
+                .name(format!("irinorm-read-{file}"))
+                .spawn_scoped(scope, move || {
+                    let r = read_input(file, opened, format, charset, max_line, batch_bytes, &tx);
+                    if let Err(e) = r {
+                        let _ = tx.send(Err(e));
                     }
-                    Data::Mapped(m)
+                })
+                .map_err(|e| Error::io("cannot start a reader thread".into(), &e))?;
+            let mut result = Ok(());
+            for item in rx.iter() {
+                if let Err(e) = item.and_then(&mut f) {
+                    result = Err(e);
+                    break;
                 }
-                None => {
-                    let mut v = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-                    file.read_to_end(&mut v)
-                        .map_err(|e| CliError::io(format!("cannot read {name}"), &e))?;
-                    Data::Owned(v)
+            }
+            // Dropping `rx` (end of scope) makes the reader's next send fail,
+            // so it stops early after an error.
+            drop(rx);
+            let _ = reader.join();
+            result
+        })?;
+    }
+    Ok(())
+}
+
+/// The reader thread of one input.
+fn read_input(
+    file: usize,
+    opened: Opened,
+    format: &Format,
+    charset: Option<Charset>,
+    max_line: usize,
+    batch_bytes: usize,
+    tx: &mpsc::SyncSender<Result<Item, Error>>,
+) -> Result<(), Error> {
+    let name = opened.name.clone();
+    let (stream, charset) = open_stream(opened, charset)?;
+    let send = |item: Item| tx.send(Ok(item)).is_ok();
+    match format {
+        Format::Lines => {
+            if !send(Item::Start { file, layout: None }) {
+                return Ok(());
+            }
+            let mut reader = BatchReader::new(stream, batch_bytes, max_line);
+            let mut line = 0u64;
+            loop {
+                let batch = reader
+                    .next_batch()
+                    .map_err(|e| Error::io(format!("cannot read {name}"), &e))?;
+                let Some(data) = batch else { return Ok(()) };
+                let lines = count_lines(data);
+                let b = Batch {
+                    file,
+                    data: data.to_vec(),
+                    first_line: line,
+                    records: Vec::new(),
+                    charset,
+                    bytes: data.len() as u64,
+                };
+                line += lines;
+                if !send(Item::Batch(b)) {
+                    return Ok(());
                 }
             }
         }
-    };
-    Ok(Loaded { name, data })
-}
-
-/// Decompress `data` if it is gzip or zstd, transcode it if it is UTF-16
-/// (BOM, or `charset` UTF-16), and return it with the charset its lines are
-/// in (`None`: UTF-8; a byte-order mark overrides `charset`).
-pub fn prepare(
-    name: &str,
-    data: Data,
-    charset: Option<Charset>,
-) -> Result<(Data, Option<Charset>), CliError> {
-    let data = match decode::detect_compression(data.raw()) {
-        Compression::None => data,
-        c => {
-            let mut v = Vec::with_capacity(data.raw().len().saturating_mul(4));
-            decompress_reader(data.raw(), c)
-                .and_then(|mut r| r.read_to_end(&mut v))
-                .map_err(|e| CliError::io(format!("cannot decompress {name}"), &e))?;
-            Data::Owned(v)
-        }
-    };
-    match utf16_of(data.raw(), charset) {
-        Some(enc) => {
-            let v = decode::transcode_utf16_to_utf8(data.raw(), enc)
-                .map_err(|e| CliError::msg(format!("cannot decode {name}: {e}")))?;
-            Ok((Data::Owned(v), None))
-        }
-        None => {
-            let cs = line_charset(data_head(&data), charset);
-            Ok((data, cs))
+        Format::Records(rf) => {
+            // The csv crate's line numbers skip blank lines; physical lines
+            // come from the byte offsets of records and the newlines seen.
+            let lines = NewlineLog::default();
+            let counting = CountingReader {
+                inner: stream,
+                pos: 0,
+                log: lines.clone(),
+            };
+            let mut rdr = csv::ReaderBuilder::new()
+                .has_headers(false)
+                .flexible(true)
+                .delimiter(rf.delimiter)
+                .from_reader(counting);
+            let line_of = |rec: &ByteRecord| rec.position().map_or(0, |p| lines.line_of(p.byte()));
+            let err = |e: csv::Error| Error::msg(format!("cannot read {name}: {e}"));
+            let mut first = ByteRecord::new();
+            if !rdr.read_byte_record(&mut first).map_err(err)? {
+                return Ok(());
+            }
+            let column = rf.column.resolve(Some(&first), rf.header, &name)?;
+            let base_column = match &rf.base_column {
+                Some(c) => Some(c.resolve(Some(&first), rf.header, &name)?),
+                None => None,
+            };
+            let mut pending = Vec::with_capacity(1024);
+            let header = if rf.header {
+                Some(first)
+            } else {
+                let line = line_of(&first);
+                pending.push(Rec { rec: first, line });
+                None
+            };
+            let layout = Layout {
+                header,
+                column,
+                base_column,
+            };
+            if !send(Item::Start {
+                file,
+                layout: Some(layout),
+            }) {
+                return Ok(());
+            }
+            let mut last_byte = 0u64;
+            loop {
+                let mut rec = ByteRecord::new();
+                let more = rdr.read_byte_record(&mut rec).map_err(err)?;
+                if more {
+                    let line = line_of(&rec);
+                    pending.push(Rec { rec, line });
+                }
+                if pending.len() >= RECORDS_PER_BATCH || (!more && !pending.is_empty()) {
+                    let byte = rdr.position().byte();
+                    let b = Batch {
+                        file,
+                        data: Vec::new(),
+                        first_line: 0,
+                        records: std::mem::replace(&mut pending, Vec::with_capacity(1024)),
+                        charset,
+                        bytes: byte - last_byte,
+                    };
+                    last_byte = byte;
+                    if !send(Item::Batch(b)) {
+                        return Ok(());
+                    }
+                }
+                if !more {
+                    return Ok(());
+                }
+            }
         }
     }
 }
 
-fn data_head(d: &Data) -> &[u8] {
-    &d.raw()[..d.raw().len().min(4)]
+/// The newlines read so far that lie beyond the last record asked about
+/// (shared by a [`CountingReader`] and its consumer): offset, and whether a
+/// CR precedes it.
+#[derive(Clone, Default)]
+struct NewlineLog(std::rc::Rc<std::cell::RefCell<NewlineState>>);
+
+#[derive(Default)]
+struct NewlineState {
+    pending: std::collections::VecDeque<(u64, bool)>,
+    before: u64,
+    last_byte: u8,
+}
+
+impl NewlineLog {
+    /// 1-based physical line on which the record read from `offset` starts;
+    /// offsets must be asked in increasing order (records are). The csv
+    /// crate gives the offset where it started reading, before the blank
+    /// lines it skips: those are skipped here too.
+    fn line_of(&self, mut offset: u64) -> u64 {
+        let mut g = self.0.borrow_mut();
+        let st = &mut *g;
+        while let Some(&(nl, cr)) = st.pending.front() {
+            let blank = nl == offset || (cr && nl == offset + 1);
+            if nl >= offset && !blank {
+                break;
+            }
+            if blank {
+                offset = nl + 1;
+            }
+            st.pending.pop_front();
+            st.before += 1;
+        }
+        st.before + 1
+    }
+}
+
+/// A reader that logs the offset of every `\n` that passes through it.
+struct CountingReader<R> {
+    inner: R,
+    pos: u64,
+    log: NewlineLog,
+}
+
+impl<R: Read> Read for CountingReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let mut g = self.log.0.borrow_mut();
+        for i in memchr::memchr_iter(b'\n', &buf[..n]) {
+            let prev = if i > 0 { buf[i - 1] } else { g.last_byte };
+            g.pending.push_back((self.pos + i as u64, prev == b'\r'));
+        }
+        if n > 0 {
+            g.last_byte = buf[n - 1];
+        }
+        self.pos += n as u64;
+        Ok(n)
+    }
 }
 
 /// The UTF-16 encoding of an input starting with `head`, if any: its BOM,
@@ -281,29 +477,113 @@ fn peek(r: &mut dyn Read, n: usize) -> io::Result<Vec<u8>> {
     Ok(head)
 }
 
-/// [`prepare`] for a stream: decompressed on the fly; a UTF-16 input is read
-/// whole and transcoded.
+/// An input as a stream of UTF-8 (or `--encoding`) bytes: decompressed on
+/// the fly, UTF-16 transcoded on the fly ([`Utf16Reader`]); with the charset
+/// its lines are then in (`None`: UTF-8; a byte-order mark overrides
+/// `charset`).
 pub fn open_stream(
     input: Opened,
     charset: Option<Charset>,
-) -> Result<(Box<dyn Read + Send>, Option<Charset>), CliError> {
-    let name = input.name();
-    let err = |e: io::Error| CliError::io(format!("cannot read {name}"), &e);
-    let mut r = input.into_reader();
+) -> Result<(Box<dyn Read + Send>, Option<Charset>), Error> {
+    let name = input.name;
+    let err = |e: io::Error| Error::io(format!("cannot read {name}"), &e);
+    let mut r = input.reader;
     let head = peek(&mut r, 4).map_err(err)?;
     let c = decode::detect_compression(&head);
     let r = io::Cursor::new(head).chain(r);
     let mut r = decompress_reader(r, c).map_err(err)?;
     let head = peek(&mut r, 4).map_err(err)?;
     if let Some(enc) = utf16_of(&head, charset) {
-        let mut all = head;
-        r.read_to_end(&mut all).map_err(err)?;
-        let v = decode::transcode_utf16_to_utf8(&all, enc)
-            .map_err(|e| CliError::msg(format!("cannot decode {name}: {e}")))?;
-        return Ok((Box::new(io::Cursor::new(v)), None));
+        let r = io::Cursor::new(head).chain(r);
+        return Ok((Box::new(Utf16Reader::new(r, enc)), None));
     }
     let cs = line_charset(&head, charset);
     Ok((Box::new(io::Cursor::new(head).chain(r)), cs))
+}
+
+/// Transcodes a UTF-16LE/BE stream to UTF-8 as it is read (a leading BOM is
+/// removed; no NFC: UTF-16 is already Unicode, 3987bis §3.1). An invalid
+/// sequence (unpaired surrogate, odd length) is an error with its byte
+/// offset: a UTF-16 input whose framing is broken cannot be cut into lines.
+pub struct Utf16Reader<R> {
+    inner: R,
+    decoder: encoding_rs::Decoder,
+    enc: &'static encoding_rs::Encoding,
+    raw: Vec<u8>,
+    out: Vec<u8>,
+    out_pos: usize,
+    consumed: u64,
+    eof: bool,
+}
+
+impl<R: Read> Utf16Reader<R> {
+    pub fn new(inner: R, enc: &'static encoding_rs::Encoding) -> Self {
+        Utf16Reader {
+            inner,
+            decoder: enc.new_decoder_with_bom_removal(),
+            enc,
+            raw: vec![0; 64 << 10],
+            out: Vec::new(),
+            out_pos: 0,
+            consumed: 0,
+            eof: false,
+        }
+    }
+
+    fn fill(&mut self) -> io::Result<()> {
+        use encoding_rs::DecoderResult;
+        let n = loop {
+            match self.inner.read(&mut self.raw) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        };
+        let last = n == 0;
+        self.eof = last;
+        self.out.clear();
+        self.out_pos = 0;
+        let cap = self
+            .decoder
+            .max_utf8_buffer_length_without_replacement(n)
+            .unwrap_or(n * 3 + 16);
+        self.out.resize(cap, 0);
+        let (res, read, written) =
+            self.decoder
+                .decode_to_utf8_without_replacement(&self.raw[..n], &mut self.out, last);
+        self.out.truncate(written);
+        match res {
+            DecoderResult::InputEmpty | DecoderResult::OutputFull => {
+                self.consumed += read as u64;
+                Ok(())
+            }
+            DecoderResult::Malformed(bad, after) => {
+                let at = self.consumed + read as u64 - u64::from(bad) - u64::from(after);
+                Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!(
+                        "invalid {} byte sequence at byte {at}",
+                        self.enc.name().to_ascii_lowercase()
+                    ),
+                ))
+            }
+        }
+    }
+}
+
+impl<R: Read> Read for Utf16Reader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        while self.out_pos == self.out.len() {
+            if self.eof {
+                return Ok(0);
+            }
+            self.fill()?;
+        }
+        let n = buf.len().min(self.out.len() - self.out_pos);
+        buf[..n].copy_from_slice(&self.out[self.out_pos..self.out_pos + n]);
+        self.out_pos += n;
+        Ok(n)
+    }
 }
 
 /// Cut `data` into ranges of about `chunk_size` bytes, each ending just after
