@@ -87,6 +87,20 @@ pub struct Config {
     pub charset: Option<Charset>,
     /// Target size of a batch of lines read ahead.
     pub batch_bytes: usize,
+    /// The workers (`None`: the current rayon pool). The calling thread
+    /// waits for the reader between batches and is not one of them, so no
+    /// worker is blocked on input.
+    pub pool: Option<std::sync::Arc<rayon::ThreadPool>>,
+}
+
+impl Config {
+    /// Run `f` on the workers.
+    fn on_pool<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
+        match &self.pool {
+            Some(p) => p.install(f),
+            None => f(),
+        }
+    }
 }
 
 impl Default for Config {
@@ -101,6 +115,7 @@ impl Default for Config {
             show_surt: false,
             charset: None,
             batch_bytes: 16 << 20,
+            pool: None,
         }
     }
 }
@@ -133,7 +148,7 @@ pub struct Summary {
 /// The CSV header of the output.
 pub const HEADER: &[u8] = b"canonical,count,first_file,first_line,example\n";
 
-/// Deduplicate `inputs` by `key` (runs on the current rayon pool); writes
+/// Deduplicate `inputs` by `key` (on [`Config::pool`]); writes
 /// the CSV (header and rows) through `out` in blocks.
 ///
 /// ```
@@ -163,7 +178,7 @@ pub fn run(
     key: &KeyFn<'_>,
     cfg: &Config,
     obs: &mut dyn Observer,
-    out: &mut dyn FnMut(&[u8]) -> Result<(), Error>,
+    out: &mut (dyn FnMut(&[u8]) -> Result<(), Error> + Send),
 ) -> Result<Summary, Error> {
     let names: Vec<String> = inputs.iter().map(|o| o.name.clone()).collect();
     let hasher = foldhash::fast::FixedState::with_seed(0x1f2e_3d4c_5b6a_7988);
@@ -184,19 +199,25 @@ pub fn run(
                 }
                 Item::Batch(b) => b,
             };
-            let chunks = key_batch(&batch, layout.as_ref(), key, cfg, &hasher);
+            let chunks = cfg.on_pool(|| {
+                let chunks = key_batch(&batch, layout.as_ref(), key, cfg, &hasher);
+                table.merge(&batch, &chunks);
+                chunks
+            });
+            if table.bytes() > table.memory {
+                cfg.on_pool(|| table.spill())?;
+            }
             for c in &chunks {
                 stats.add(&c.stats);
                 for r in &c.rejects {
                     obs.reject(r)?;
                 }
             }
-            table.merge(&batch, &chunks)?;
             obs.progress(batch.bytes);
             Ok(())
         },
     )?;
-    let mut summary = table.finish(&names, out)?;
+    let mut summary = cfg.on_pool(|| table.finish(&names, out))?;
     summary.stats = stats;
     Ok(summary)
 }
@@ -527,8 +548,10 @@ fn key_batch(
 #[derive(Clone, Copy)]
 struct Row {
     hash: u64,
-    /// Offset of the key in the partition's arena; the example follows it.
-    off: u64,
+    /// Where the key is in the partition's arena ([`Arena`]); the example
+    /// follows it.
+    block: u32,
+    off: u32,
     key_len: u32,
     ex_len: u32,
     file: u32,
@@ -546,29 +569,66 @@ impl Row {
     }
 }
 
+/// Bytes in blocks that never move: growing the arena copies nothing.
+#[derive(Default)]
+struct Arena {
+    blocks: Vec<Vec<u8>>,
+    bytes: usize,
+}
+
+/// Size of an arena block (a larger item gets a block of its own).
+const BLOCK: usize = 1 << 20;
+
+impl Arena {
+    /// Append `a` then `b`; where they start.
+    #[inline]
+    fn push(&mut self, a: &[u8], b: &[u8]) -> (u32, u32) {
+        let n = a.len() + b.len();
+        let fits = self
+            .blocks
+            .last()
+            .is_some_and(|l| l.capacity() - l.len() >= n);
+        if !fits {
+            self.blocks.push(Vec::with_capacity(BLOCK.max(n)));
+            self.bytes += BLOCK.max(n);
+        }
+        let i = self.blocks.len() - 1;
+        let last = &mut self.blocks[i];
+        let off = last.len();
+        last.extend_from_slice(a);
+        last.extend_from_slice(b);
+        (i as u32, off as u32)
+    }
+
+    #[inline]
+    fn get(&self, block: u32, off: u32, len: usize) -> &[u8] {
+        &self.blocks[block as usize][off as usize..off as usize + len]
+    }
+}
+
 /// One partition's table.
 #[derive(Default)]
 struct Part {
     table: HashTable<u32>,
     rows: Vec<Row>,
-    arena: Vec<u8>,
+    arena: Arena,
 }
 
 impl Part {
     #[inline]
     fn key(&self, r: &Row) -> &[u8] {
-        &self.arena[r.off as usize..r.off as usize + r.key_len as usize]
+        self.arena.get(r.block, r.off, r.key_len as usize)
     }
 
     #[inline]
     fn example(&self, r: &Row) -> &[u8] {
-        let start = r.off as usize + r.key_len as usize;
-        &self.arena[start..start + r.ex_len as usize]
+        self.arena
+            .get(r.block, r.off + r.key_len, r.ex_len as usize)
     }
 
     /// Bytes this partition holds (capacities: what the process touches).
     fn bytes(&self) -> usize {
-        self.arena.capacity()
+        self.arena.bytes
             + self.rows.capacity() * ROW_BYTES
             + self.table.capacity() * (std::mem::size_of::<u32>() + 1) * 8 / 7
     }
@@ -580,28 +640,25 @@ impl Part {
         let (rows, arena) = (&mut self.rows, &self.arena);
         let found = self.table.find(hash, |&i| {
             let r = &rows[i as usize];
-            r.hash == hash && &arena[r.off as usize..r.off as usize + r.key_len as usize] == key
+            r.hash == hash && arena.get(r.block, r.off, r.key_len as usize) == key
         });
         if let Some(&i) = found {
             let r = &mut rows[i as usize];
             r.count += count;
             if origin < r.origin() {
                 // Only after a spill can a later-read row be earlier.
-                let off = self.arena.len() as u64;
-                self.arena.extend_from_slice(key);
-                self.arena.extend_from_slice(example);
+                let (block, off) = self.arena.push(key, example);
                 let r = &mut self.rows[i as usize];
-                (r.off, r.ex_len) = (off, example.len() as u32);
+                (r.block, r.off, r.ex_len) = (block, off, example.len() as u32);
                 (r.file, r.line, r.item) = origin;
             }
             return;
         }
-        let off = self.arena.len() as u64;
-        self.arena.extend_from_slice(key);
-        self.arena.extend_from_slice(example);
+        let (block, off) = self.arena.push(key, example);
         let idx = self.rows.len() as u32;
         self.rows.push(Row {
             hash,
+            block,
             off,
             key_len: key.len() as u32,
             ex_len: example.len() as u32,
@@ -676,9 +733,8 @@ impl Table {
         }
     }
 
-    /// Merge a batch's chunks, partitions in parallel, chunks in order;
-    /// spill if the budget is exceeded.
-    fn merge(&mut self, batch: &Batch, chunks: &[Chunk]) -> Result<(), Error> {
+    /// Merge a batch's chunks, partitions in parallel, chunks in order.
+    fn merge(&mut self, batch: &Batch, chunks: &[Chunk]) {
         self.parts.par_iter_mut().enumerate().for_each(|(p, part)| {
             for c in chunks {
                 let data = &batch.data[c.range.clone()];
@@ -695,10 +751,6 @@ impl Table {
                 }
             }
         });
-        if self.bytes() > self.memory {
-            self.spill()?;
-        }
-        Ok(())
     }
 
     fn bytes(&self) -> usize {
@@ -768,7 +820,7 @@ impl Table {
     fn finish(
         mut self,
         names: &[String],
-        out: &mut dyn FnMut(&[u8]) -> Result<(), Error>,
+        out: &mut (dyn FnMut(&[u8]) -> Result<(), Error> + Send),
     ) -> Result<Summary, Error> {
         out(HEADER)?;
         if self.spill.is_none() {
@@ -870,7 +922,7 @@ impl Table {
     fn write_in_memory(
         &self,
         names: &[String],
-        out: &mut dyn FnMut(&[u8]) -> Result<(), Error>,
+        out: &mut (dyn FnMut(&[u8]) -> Result<(), Error> + Send),
     ) -> Result<u64, Error> {
         let mut all: Vec<(&Part, &Row)> = self
             .parts
@@ -1027,6 +1079,7 @@ fn read_spilled(r: &mut impl Read, key: &mut Vec<u8>, ex: &mut Vec<u8>) -> io::R
     get_bytes(r, ex)?;
     Ok(Some(Row {
         hash,
+        block: 0,
         off: 0,
         key_len: key.len() as u32,
         ex_len: ex.len() as u32,

@@ -45,10 +45,13 @@ pub struct Config {
     /// Target size of a batch of lines read ahead.
     pub batch_bytes: usize,
     pub output: MapOutput,
+    /// The workers (`None`: the current rayon pool); see
+    /// [`super::dedup::Config::pool`].
+    pub pool: Option<std::sync::Arc<rayon::ThreadPool>>,
 }
 
 /// Map every line or record of `inputs` through `key`; each batch's output
-/// goes to `out` in order (runs on the current rayon pool).
+/// goes to `out` in order (on [`Config::pool`]).
 pub fn run(
     inputs: Vec<Opened>,
     format: &Format,
@@ -98,9 +101,13 @@ pub fn run(
                 }
                 Item::Batch(b) => b,
             };
-            let outs = match &layout {
+            let work = || match &layout {
                 Some(l) => map_records(&batch, l, key, cfg, delim),
                 None => map_lines(&batch, key, cfg),
+            };
+            let outs = match &cfg.pool {
+                Some(p) => p.install(work),
+                None => work(),
             };
             for o in outs {
                 out(&o.text)?;

@@ -35,7 +35,7 @@ pub fn run(a: &DedupArgs) -> Result<i32, CliError> {
     }
     let (inputs, names, total) = inputs(run);
     let opened = source::open_all(&inputs)?;
-    let pool = pool(run.threads)?;
+    let pool = std::sync::Arc::new(pool(run.threads)?);
     let cfg = dedup::Config {
         chunk_size: run.chunk_size as usize,
         max_line_bytes: run.max_line_bytes as usize,
@@ -50,6 +50,7 @@ pub fn run(a: &DedupArgs) -> Result<i32, CliError> {
         show_surt: surt,
         charset: run.input.encoding,
         batch_bytes: batch_bytes(run, pool.current_num_threads()),
+        pool: Some(pool.clone()),
     };
     let mut out = OutputFile::create(run.output.as_deref())?;
     let mut report = Report::new(run, &names, total)?;

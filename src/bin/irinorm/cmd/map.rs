@@ -43,12 +43,13 @@ fn run(run: &RunArgs, out_format: FormatArg, key: &KeyFn<'_>) -> Result<i32, Cli
     let format = format(run)?;
     let (inputs, names, total) = inputs(run);
     let opened = source::open_all(&inputs)?;
-    let pool = pool(run.threads)?;
+    let pool = std::sync::Arc::new(pool(run.threads)?);
     let cfg = map::Config {
         chunk_size: run.chunk_size as usize,
         max_line_bytes: run.max_line_bytes as usize,
         charset: run.input.encoding,
         batch_bytes: batch_bytes(run, pool.current_num_threads()),
+        pool: Some(pool.clone()),
         output: match (&format, out_format) {
             (Format::Records(_), _) => MapOutput::Records {
                 output_column: run.input.output_column.clone(),
