@@ -213,6 +213,10 @@ pub fn run(
                     obs.reject(r)?;
                 }
             }
+            if layout.is_some() {
+                // Records: the chunks count records, the batch its bytes.
+                stats.bytes += batch.bytes;
+            }
             obs.progress(batch.bytes);
             Ok(())
         },

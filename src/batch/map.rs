@@ -116,6 +116,10 @@ pub fn run(
                 }
                 stats.add(&o.stats);
             }
+            if layout.is_some() {
+                // Records: the chunks count records, the batch its bytes.
+                stats.bytes += batch.bytes;
+            }
             obs.progress(batch.bytes);
             Ok(())
         },
