@@ -646,7 +646,10 @@ pub fn count_lines(chunk: &[u8]) -> u64 {
 /// therefore rejected downstream.
 pub struct BatchReader<R> {
     r: R,
+    /// Zeroed once as it grows; `buf[..len]` holds data (no zeroing per
+    /// read).
     buf: Vec<u8>,
+    len: usize,
     /// Bytes of `buf` returned by the previous call.
     consumed: usize,
     target: usize,
@@ -661,6 +664,7 @@ impl<R: Read> BatchReader<R> {
         BatchReader {
             r,
             buf: Vec::new(),
+            len: 0,
             consumed: 0,
             target: target.max(1),
             keep: max_line.saturating_add(2),
@@ -673,57 +677,58 @@ impl<R: Read> BatchReader<R> {
     /// The next batch of complete lines (the last may lack its `'\n'`), or
     /// `None` at the end of the stream.
     pub fn next_batch(&mut self) -> io::Result<Option<&[u8]>> {
-        self.buf.drain(..self.consumed);
+        self.buf.copy_within(self.consumed..self.len, 0);
+        self.len -= self.consumed;
         self.consumed = 0;
         loop {
             if self.eof {
-                if self.buf.is_empty() {
+                if self.len == 0 {
                     return Ok(None);
                 }
                 self.strip_first_bom();
-                self.consumed = self.buf.len();
-                return Ok(Some(&self.buf));
+                self.consumed = self.len;
+                return Ok(Some(&self.buf[..self.len]));
             }
-            let old = self.buf.len();
+            let old = self.len;
             // At most 1 MiB per read: the spare space is zeroed each time.
             let want = self.target.saturating_sub(old).clamp(64 * 1024, 1 << 20);
-            self.buf.resize(old + want, 0);
+            if self.buf.len() < old + want {
+                self.buf.resize(old + want, 0);
+            }
             let n = loop {
-                match self.r.read(&mut self.buf[old..]) {
+                match self.r.read(&mut self.buf[old..old + want]) {
                     Ok(n) => break n,
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                    Err(e) => {
-                        self.buf.truncate(old);
-                        return Err(e);
-                    }
+                    Err(e) => return Err(e),
                 }
             };
-            self.buf.truncate(old + n);
+            self.len = old + n;
             if n == 0 {
                 self.eof = true;
                 continue;
             }
             if self.skipping {
-                match memchr::memchr(b'\n', &self.buf[old..]) {
+                match memchr::memchr(b'\n', &self.buf[old..self.len]) {
                     Some(i) => {
-                        self.buf.drain(old..old + i);
+                        self.buf.copy_within(old + i..self.len, old);
+                        self.len -= i;
                         self.skipping = false;
                     }
                     None => {
-                        self.buf.truncate(old);
+                        self.len = old;
                         continue;
                     }
                 }
             }
-            let last_nl = memchr::memrchr(b'\n', &self.buf);
+            let last_nl = memchr::memrchr(b'\n', &self.buf[..self.len]);
             let tail_start = last_nl.map_or(0, |i| i + 1);
-            if self.buf.len() - tail_start > self.keep {
-                self.buf.truncate(tail_start + self.keep);
+            if self.len - tail_start > self.keep {
+                self.len = tail_start + self.keep;
                 self.skipping = true;
             }
             if let Some(i) = last_nl {
                 let short = n < want && n < 64 * 1024;
-                if self.buf.len() >= self.target || short {
+                if self.len >= self.target || short {
                     self.consumed = i + 1;
                     if self.strip_first_bom() {
                         self.consumed -= BOM.len();
@@ -735,8 +740,9 @@ impl<R: Read> BatchReader<R> {
     }
 
     fn strip_first_bom(&mut self) -> bool {
-        if std::mem::take(&mut self.first) && self.buf.starts_with(BOM) {
-            self.buf.drain(..BOM.len());
+        if std::mem::take(&mut self.first) && self.buf[..self.len].starts_with(BOM) {
+            self.buf.copy_within(BOM.len()..self.len, 0);
+            self.len -= BOM.len();
             return true;
         }
         false
