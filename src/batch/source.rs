@@ -237,30 +237,24 @@ pub fn for_each_batch(
     mut f: impl FnMut(Item) -> Result<(), Error>,
 ) -> Result<(), Error> {
     for (file, opened) in inputs.into_iter().enumerate() {
-        std::thread::scope(|scope| -> Result<(), Error> {
-            let (tx, rx) = mpsc::sync_channel::<Result<Item, Error>>(QUEUE);
-            let reader = std::thread::Builder::new()
-                .name(format!("irinorm-read-{file}"))
-                .spawn_scoped(scope, move || {
-                    let r = read_input(file, opened, format, charset, max_line, batch_bytes, &tx);
-                    if let Err(e) = r {
-                        let _ = tx.send(Err(e));
-                    }
-                })
-                .map_err(|e| Error::io("cannot start a reader thread".into(), &e))?;
-            let mut result = Ok(());
-            for item in rx.iter() {
-                if let Err(e) = item.and_then(&mut f) {
-                    result = Err(e);
-                    break;
+        let (tx, rx) = mpsc::sync_channel::<Result<Item, Error>>(QUEUE);
+        let format = format.clone();
+        let reader = std::thread::Builder::new()
+            .name(format!("irinorm-read-{file}"))
+            .spawn(move || {
+                let r = read_input(file, opened, &format, charset, max_line, batch_bytes, &tx);
+                if let Err(e) = r {
+                    let _ = tx.send(Err(e));
                 }
-            }
-            // Dropping `rx` (end of scope) makes the reader's next send fail,
-            // so it stops early after an error.
-            drop(rx);
-            let _ = reader.join();
-            result
-        })?;
+            })
+            .map_err(|e| Error::io("cannot start a reader thread".into(), &e))?;
+        for item in rx.iter() {
+            // On an error the reader is not waited for: it may be blocked
+            // on an endless stdin. Dropping `rx` makes its next send fail,
+            // so it stops at its next batch (or with the process).
+            item.and_then(&mut f)?;
+        }
+        let _ = reader.join();
     }
     Ok(())
 }
