@@ -14,9 +14,14 @@
 //! assert_eq!(n.key("http://münchen.de").unwrap(), "http://xn--mnchen-3ya.de/");
 //! ```
 //!
-//! The pipeline of the batch job (`src/main.rs`) is: memory-map the input →
-//! cut it into chunks at line ends → per line, [`Normalizer::key`] (an
-//! already-canonical line is borrowed, not rebuilt) → dedup by key → CSV.
+//! The batch engine ([`batch`]) runs that operation over huge inputs:
+//! sources (files, stdin, gzip/zstd, UTF-16, CSV/TSV records) → bounded
+//! batches read on their own thread → per line, [`Normalizer::key`] on rayon
+//! workers (an already-canonical line is borrowed, not rebuilt) → a
+//! partitioned table of distinct keys within a memory budget, spilling to
+//! disk → rows in first-occurrence order → CSV. The `irinorm` binary
+//! (`src/bin/irinorm`, behind the default `cli` feature) only turns flags
+//! into the engine's plain configurations.
 
 pub mod cdx;
 pub mod chars;
@@ -41,10 +46,4 @@ pub use ladder::{
 };
 pub use resolve::resolve;
 
-pub mod cli;
-pub mod dedup;
-pub mod input;
-pub mod output;
-pub mod pipeline;
-pub mod prep;
-pub mod records;
+pub mod batch;

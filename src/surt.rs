@@ -92,6 +92,16 @@ fn rest<'a>(key: &IriRef<'a>) -> &'a str {
     &s[key.path().as_ptr() as usize - s.as_ptr() as usize..]
 }
 
+/// The SURT (CDX form, default options) of a key given as bytes; the key
+/// itself if it is not a reference (a key always is).
+pub fn surt_of_key(key: &[u8]) -> Vec<u8> {
+    std::str::from_utf8(key)
+        .ok()
+        .and_then(|k| crate::parse(k).ok())
+        .map(|r| surt(&r, &SurtOptions::default()).into_bytes())
+        .unwrap_or_else(|| key.to_vec())
+}
+
 /// The SURT of a (canonical, URI-form) key. See the module docs.
 ///
 /// ```

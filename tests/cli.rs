@@ -448,8 +448,43 @@ fn compare_exit_codes() {
     let o = run(&["compare", "http://a/b", "http://a/c"], b"");
     assert_eq!(o.status.code(), Some(1));
     assert!(stdout(&o).contains("lowest equal level: none"));
+    // Not a valid reference: a usage error (2), not "not equivalent" (1).
     let o = run(&["compare", "http://a/%zz", "http://a/"], b"");
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("A has no key at level scheme"),
+        "{}",
+        stderr(&o)
+    );
+    // The key options of `normalize` apply (issue 11).
+    let o = run(
+        &["compare", "--base", "http://a/b/", "c", "http://a/b/c"],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let o = run(
+        &[
+            "compare",
+            "--level",
+            "protocol",
+            "--rules",
+            "+sort-query",
+            "http://a/?b&a",
+            "http://a/?a&b",
+        ],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let o = run(
+        &["compare", "--mode", "web", "http://a/ b", "http://a/%20b"],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let o = run(
+        &["compare", "--nfc", "http://a/re\u{301}", "http://a/r\u{e9}"],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
 }
 
 #[test]

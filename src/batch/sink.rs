@@ -5,9 +5,10 @@
 //! file, or does not exist yet, is written *atomically*: into a temporary file
 //! in the same directory (`.irinorm-XXXXXX.tmp`), renamed over the target only
 //! by [`OutputFile::finish`]. A run that fails drops the temporary file, so it
-//! never leaves a partial CSV and never clobbers a good old one. (A run killed
-//! by a signal cannot clean up; it may leave the hidden `.tmp` file, but
-//! still never a partial file under the target name.)
+//! never leaves a partial CSV and never clobbers a good old one. The
+//! temporary file is registered with [`cleanup`], so a program that handles
+//! SIGINT/SIGTERM removes it too; only SIGKILL can leave it behind (never a
+//! partial file under the target name).
 //!
 //! The CSV writer is hand-rolled ([`csv_field`]): RFC 4180 quoting only where
 //! needed (`,` `"` CR LF), which is what the hot path of `dedup` wants.
@@ -16,7 +17,7 @@ use std::fs::OpenOptions;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use crate::cli::CliError;
+use super::{cleanup, Error};
 
 const BUF: usize = 1 << 20;
 
@@ -48,20 +49,18 @@ impl OutputFile {
 
     /// `None` or `-` is stdout; an existing non-regular file (device, FIFO)
     /// is opened directly; a regular or new file is written atomically.
-    pub fn create(path: Option<&Path>) -> Result<Self, CliError> {
+    pub fn create(path: Option<&Path>) -> Result<Self, Error> {
         let path = match path {
             None => return Ok(Self::stdout()),
             Some(p) if p.as_os_str() == "-" => return Ok(Self::stdout()),
             Some(p) => p,
         };
         let name = path.display().to_string();
-        let cannot = |e: &io::Error| CliError::io(format!("cannot create {name}"), e);
+        let cannot = |e: &io::Error| Error::io(format!("cannot create {name}"), e);
         let existing = std::fs::metadata(path).ok();
         if let Some(meta) = existing.as_ref().filter(|m| !m.is_file()) {
             if meta.is_dir() {
-                return Err(CliError::msg(format!(
-                    "cannot create {name}: Is a directory"
-                )));
+                return Err(Error::msg(format!("cannot create {name}: Is a directory")));
             }
             let f = OpenOptions::new()
                 .write(true)
@@ -89,6 +88,7 @@ impl OutputFile {
         }
         let tmp = builder.tempfile_in(dir).map_err(|e| cannot(&e))?;
         let (file, tmp) = tmp.into_parts();
+        cleanup::register(&tmp);
         Ok(OutputFile {
             w: BufWriter::with_capacity(BUF, Box::new(file) as Box<dyn Write + Send>),
             target: Target::Atomic {
@@ -105,32 +105,44 @@ impl OutputFile {
     }
 
     /// Write bytes; errors name the output (BrokenPipe stays recognisable).
-    pub fn write(&mut self, bytes: &[u8]) -> Result<(), CliError> {
+    pub fn write(&mut self, bytes: &[u8]) -> Result<(), Error> {
         let r = self.w.write_all(bytes);
         r.map_err(|e| self.err(&e))
     }
 
     /// Flush to the OS (for streaming commands, after each batch).
-    pub fn flush(&mut self) -> Result<(), CliError> {
+    pub fn flush(&mut self) -> Result<(), Error> {
         let r = self.w.flush();
         r.map_err(|e| self.err(&e))
     }
 
-    fn err(&self, e: &io::Error) -> CliError {
-        CliError::io(format!("cannot write {}", self.name), e)
+    fn err(&self, e: &io::Error) -> Error {
+        Error::io(format!("cannot write {}", self.name), e)
     }
 
     /// Flush, and for an atomic output move it into place.
-    pub fn finish(mut self) -> Result<(), CliError> {
+    pub fn finish(mut self) -> Result<(), Error> {
         self.flush()?;
-        match self.target {
+        match std::mem::replace(&mut self.target, Target::Stdout) {
             Target::Stdout | Target::Direct => Ok(()),
             Target::Atomic { tmp, path } => {
-                drop(self.w);
-                tmp.persist(&path).map_err(|e| {
-                    CliError::io(format!("cannot create {}", path.display()), &e.error)
-                })
+                let tmp_path = tmp.to_path_buf();
+                let r = tmp
+                    .persist(&path)
+                    .map_err(|e| Error::io(format!("cannot create {}", path.display()), &e.error));
+                // Persisted, or removed by the failed persist's drop.
+                cleanup::forget(&tmp_path);
+                r
             }
+        }
+    }
+}
+
+impl Drop for OutputFile {
+    fn drop(&mut self) {
+        // An unfinished atomic output: `TempPath` removes the file.
+        if let Target::Atomic { tmp, .. } = &self.target {
+            cleanup::forget(tmp);
         }
     }
 }
@@ -151,7 +163,13 @@ fn default_permissions() -> Option<std::fs::Permissions> {
 /// LF (RFC 4180).
 #[inline]
 pub fn csv_field(out: &mut Vec<u8>, field: &[u8]) {
-    let needs_quotes = memchr::memchr3(b',', b'"', b'\n', field).is_some()
+    field_with(out, field, b',');
+}
+
+/// [`csv_field`] for a file whose fields are separated by `delim` (`,` for
+/// CSV, TAB for TSV): quoted when it holds `delim`, `"`, CR or LF.
+pub fn field_with(out: &mut Vec<u8>, field: &[u8], delim: u8) {
+    let needs_quotes = memchr::memchr3(delim, b'"', b'\n', field).is_some()
         || memchr::memchr(b'\r', field).is_some();
     if !needs_quotes {
         out.extend_from_slice(field);

@@ -1,12 +1,10 @@
 //! The command line: flags (clap derive) and the one error type of the CLI.
 //!
-//! Only declarations live here; [`crate::pipeline::run`] executes a parsed
-//! [`Cli`]. Every flag has help text, and each subcommand's `--help` ends
+//! Only declarations live here; `cmd` turns them into the plain
+//! configurations of [`irinorm::batch`] and runs them. Every flag has help text, and each subcommand's `--help` ends
 //! with examples. The contract (column names, exit codes) is documented on
 //! the flags themselves so that `--help` is the manual.
 
-use std::fmt;
-use std::io;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -67,8 +65,9 @@ pub enum Command {
     /// Show the keys of two references at every rung of the ladder and the
     /// lowest rung at which they are equal.
     ///
-    /// Exit status 0 if they are equivalent at --level, 1 if not (or if
-    /// either is not a valid reference).
+    /// Exit status 0 if they are equivalent at --level, 1 if not, 2 if
+    /// either has no key at --level (not a valid reference, or rejected by
+    /// that rung).
     #[command(after_help = "Examples:\n  \
         irinorm compare 'HTTP://Example.COM:80/a/./b' 'http://example.com/a/b'\n  \
         irinorm compare --level syntax http://a/%7e http://a/~ && echo same")]
@@ -96,7 +95,7 @@ pub struct LearnArgs {
     pub redirects: PathBuf,
 
     /// Agreeing observations needed before a rule is learned for a host.
-    #[arg(long, value_name = "N", default_value_t = crate::learn::MIN_EVIDENCE)]
+    #[arg(long, value_name = "N", default_value_t = irinorm::learn::MIN_EVIDENCE)]
     pub min_evidence: usize,
 }
 
@@ -113,13 +112,13 @@ pub enum LevelArg {
     Protocol,
 }
 
-impl From<LevelArg> for crate::ladder::Level {
+impl From<LevelArg> for irinorm::ladder::Level {
     fn from(l: LevelArg) -> Self {
         match l {
-            LevelArg::String => crate::ladder::Level::String,
-            LevelArg::Syntax => crate::ladder::Level::Syntax,
-            LevelArg::Scheme => crate::ladder::Level::Scheme,
-            LevelArg::Protocol => crate::ladder::Level::Protocol,
+            LevelArg::String => irinorm::ladder::Level::String,
+            LevelArg::Syntax => irinorm::ladder::Level::Syntax,
+            LevelArg::Scheme => irinorm::ladder::Level::Scheme,
+            LevelArg::Protocol => irinorm::ladder::Level::Protocol,
         }
     }
 }
@@ -137,12 +136,12 @@ pub enum FormArg {
     Surt,
 }
 
-impl From<FormArg> for crate::ladder::Form {
+impl From<FormArg> for irinorm::ladder::Form {
     fn from(f: FormArg) -> Self {
         match f {
-            FormArg::Uri => crate::ladder::Form::Uri,
-            FormArg::Iri => crate::ladder::Form::Iri,
-            FormArg::Surt => crate::ladder::Form::Surt,
+            FormArg::Uri => irinorm::ladder::Form::Uri,
+            FormArg::Iri => irinorm::ladder::Form::Iri,
+            FormArg::Surt => irinorm::ladder::Form::Surt,
         }
     }
 }
@@ -200,7 +199,7 @@ pub struct KeyArgs {
     pub redirects: Option<PathBuf>,
 
     /// With --redirects: agreeing observations needed per host.
-    #[arg(long, value_name = "N", default_value_t = crate::learn::MIN_EVIDENCE)]
+    #[arg(long, value_name = "N", default_value_t = irinorm::learn::MIN_EVIDENCE)]
     pub min_evidence: usize,
 }
 
@@ -287,7 +286,7 @@ pub struct InputArgs {
     /// line with that reason (never a silent U+FFFD). A byte-order mark
     /// (UTF-8, UTF-16) takes precedence over this label.
     #[arg(long, value_name = "LABEL", value_parser = parse_charset)]
-    pub encoding: Option<crate::decode::Charset>,
+    pub encoding: Option<irinorm::decode::Charset>,
 
     /// For http and https references (and relative references with an http(s)
     /// base), percent-encode the non-ASCII characters of the query from this
@@ -296,7 +295,7 @@ pub struct InputArgs {
     /// encoding: http, https, ftp and file URLs, unmappable characters as
     /// `&#N;`.
     #[arg(long, value_name = "LABEL", value_parser = parse_charset)]
-    pub query_encoding: Option<crate::decode::Charset>,
+    pub query_encoding: Option<irinorm::decode::Charset>,
 
     /// Preprocessing before parsing: `strict` (none: the input must be an IRI
     /// reference), `leiri` (3987bis §7.1: percent-encode characters such as
@@ -307,7 +306,7 @@ pub struct InputArgs {
     /// rungs normalize it; a reference the Standard rejects is rejected with
     /// its reason). The repairs are counted in the summary.
     #[arg(long, value_name = "MODE", default_value = "strict", value_parser = parse_mode)]
-    pub mode: crate::preprocess::Mode,
+    pub mode: irinorm::preprocess::Mode,
 
     /// Decode HTML/XML character references (`&amp;`, `&#xE9;`, `&eacute;`)
     /// first (3987bis §5.2).
@@ -352,11 +351,44 @@ pub struct InputArgs {
     pub output_column: String,
 }
 
-fn parse_charset(s: &str) -> Result<crate::decode::Charset, String> {
+/// `512M`, `4G`, `1500K`, `1T` (powers of 1024; an optional `B`/`iB`) or a
+/// plain number of bytes.
+pub fn parse_size(s: &str) -> Result<usize, String> {
+    let t = s.trim();
+    let t = t
+        .strip_suffix("iB")
+        .or_else(|| t.strip_suffix('B'))
+        .or_else(|| t.strip_suffix('b'))
+        .unwrap_or(t);
+    let (num, shift) = match t.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => {
+            let shift = match c.to_ascii_uppercase() {
+                'K' => 10,
+                'M' => 20,
+                'G' => 30,
+                'T' => 40,
+                _ => return Err(format!("unknown size unit in {s:?} (K, M, G or T)")),
+            };
+            (&t[..i], shift)
+        }
+        _ => (t, 0),
+    };
+    let n: f64 = num
+        .trim()
+        .parse()
+        .map_err(|_| format!("not a size: {s:?} (e.g. 512M, 4G)"))?;
+    let bytes = n * (1u64 << shift) as f64;
+    if !(bytes.is_finite() && bytes >= 1.0 && bytes < usize::MAX as f64) {
+        return Err(format!("size out of range: {s:?}"));
+    }
+    Ok(bytes as usize)
+}
+
+fn parse_charset(s: &str) -> Result<irinorm::decode::Charset, String> {
     s.parse()
 }
 
-fn parse_mode(s: &str) -> Result<crate::preprocess::Mode, String> {
+fn parse_mode(s: &str) -> Result<irinorm::preprocess::Mode, String> {
     s.parse()
 }
 
@@ -368,6 +400,17 @@ pub struct DedupArgs {
     /// Row order.
     #[arg(long, value_enum, default_value_t = SortArg::First)]
     pub sort: SortArg,
+
+    /// Memory for the table of distinct keys (`512M`, `4G`, `1500K`, or
+    /// bytes). Past it, the table spills to --temp-dir and is merged at the
+    /// end; the output is the same. Default: half of the physical memory.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub memory: Option<usize>,
+
+    /// Directory for spill files (default: the system temp directory,
+    /// $TMPDIR). They are removed at the end, on error and on Ctrl-C.
+    #[arg(long, value_name = "DIR")]
+    pub temp_dir: Option<PathBuf>,
 
     #[command(flatten)]
     pub run: RunArgs,
@@ -388,9 +431,9 @@ pub struct NormalizeArgs {
 
 #[derive(Debug, Clone, Args)]
 pub struct ConvertArgs {
-    /// Target form.
+    /// Target form (SURT is a key form: `normalize --form surt`).
     #[arg(long, value_enum)]
-    pub to: FormArg,
+    pub to: ConvertTo,
 
     /// Output format.
     #[arg(long, value_enum, default_value_t = FormatArg::Lines)]
@@ -406,54 +449,34 @@ pub struct CompareArgs {
     pub a: String,
     /// Second IRI reference.
     pub b: String,
-    /// Rung at which equivalence decides the exit status.
-    #[arg(long, value_enum, default_value_t = LevelArg::Scheme)]
-    pub level: LevelArg,
+
+    /// How keys are computed (as for `normalize`); --level decides the exit
+    /// status.
+    #[command(flatten)]
+    pub key: KeyArgs,
+
+    /// Preprocessing before parsing (as for `normalize`): strict, leiri, web.
+    #[arg(long, value_name = "MODE", default_value = "strict", value_parser = parse_mode)]
+    pub mode: irinorm::preprocess::Mode,
+
+    /// Decode HTML/XML character references first (3987bis §5.2).
+    #[arg(long)]
+    pub decode_entities: bool,
 }
 
-/// A usage or I/O error of the CLI: printed as `irinorm: {self}`, exit 2 —
-/// except a closed stdout ([`CliError::is_broken_pipe`]), which ends quietly.
-#[derive(Debug)]
-pub struct CliError {
-    msg: String,
-    broken_pipe: bool,
+/// What `convert` converts to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ConvertTo {
+    /// URI (3987bis §3.6): non-ASCII percent-encoded as UTF-8, IDN hosts
+    /// kept as written.
+    Uri,
+    /// IRI (§3.7): percent-encoded UTF-8 decoded where it is safe.
+    Iri,
 }
 
-impl CliError {
-    pub fn msg(msg: impl Into<String>) -> Self {
-        CliError {
-            msg: msg.into(),
-            broken_pipe: false,
-        }
-    }
-
-    /// `{context}: {reason}`, the reason without the `(os error N)` suffix
-    /// (and whatever follows it).
-    pub fn io(context: String, e: &io::Error) -> Self {
-        let mut reason = e.to_string();
-        // std adds " (os error N)", tempfile also " at path ...".
-        if let Some(i) = reason.find(" (os error ") {
-            reason.truncate(i);
-        }
-        CliError {
-            msg: format!("{context}: {reason}"),
-            broken_pipe: e.kind() == io::ErrorKind::BrokenPipe,
-        }
-    }
-
-    /// The reader of our output went away (`irinorm … | head`).
-    pub fn is_broken_pipe(&self) -> bool {
-        self.broken_pipe
-    }
-}
-
-impl fmt::Display for CliError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.msg)
-    }
-}
-
-impl std::error::Error for CliError {}
+/// A usage or I/O error: printed as `irinorm: {self}`, exit 2 — except a
+/// closed stdout, which ends quietly.
+pub type CliError = irinorm::batch::Error;
 
 #[cfg(test)]
 mod tests {
@@ -467,8 +490,21 @@ mod tests {
 
     #[test]
     fn io_errors_read_well() {
-        let e = io::Error::from_raw_os_error(2);
+        let e = std::io::Error::from_raw_os_error(2);
         let e = CliError::io("cannot open x".into(), &e);
         assert_eq!(e.to_string(), "cannot open x: No such file or directory");
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("512M"), Ok(512 << 20));
+        assert_eq!(parse_size("4G"), Ok(4 << 30));
+        assert_eq!(parse_size("1.5G"), Ok(3 << 29));
+        assert_eq!(parse_size("1500k"), Ok(1500 << 10));
+        assert_eq!(parse_size("2GiB"), Ok(2 << 30));
+        assert_eq!(parse_size("1000"), Ok(1000));
+        assert!(parse_size("0").is_err());
+        assert!(parse_size("4X").is_err());
+        assert!(parse_size("lots").is_err());
     }
 }

@@ -14,7 +14,7 @@
 use std::borrow::Cow;
 use std::cell::Cell;
 
-use crate::cli::InputArgs;
+use super::RejectReason;
 use crate::decode::{encode_query, Charset};
 use crate::preprocess::{split_spaces, Mode, Preprocessor, Repairs};
 use crate::web::WebParser;
@@ -35,8 +35,29 @@ pub fn collect_repairs(pool: &rayon::ThreadPool) -> Repairs {
     total
 }
 
-/// The configured preparation.
-#[derive(Debug, Clone)]
+/// What to prepare (the `--mode`, `--decode-entities`, `--query-encoding`
+/// and `--split-spaces` of the CLI).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PrepConfig {
+    pub mode: Mode,
+    pub decode_entities: bool,
+    pub query_encoding: Option<Charset>,
+    pub split_spaces: bool,
+}
+
+impl Default for PrepConfig {
+    fn default() -> Self {
+        PrepConfig {
+            mode: Mode::Strict,
+            decode_entities: false,
+            query_encoding: None,
+            split_spaces: false,
+        }
+    }
+}
+
+/// The configured preparation ([`Default`]: nothing to prepare).
+#[derive(Debug, Clone, Default)]
 pub struct Prep {
     pre: Option<Preprocessor>,
     query: Option<Charset>,
@@ -69,9 +90,9 @@ pub fn scheme_of(s: &str) -> Option<&str> {
 }
 
 impl Prep {
-    /// From the command line; `base` is `--base` (if any). Fails only in
-    /// web mode, when the URL Standard rejects the base.
-    pub fn new(a: &InputArgs, base: Option<&str>) -> crate::Result<Self> {
+    /// `base` is the run's base IRI (if any). Fails only in web mode, when
+    /// the URL Standard rejects the base.
+    pub fn new(a: &PrepConfig, base: Option<&str>) -> crate::Result<Self> {
         let web = match (a.mode, base) {
             (Mode::Web, Some(b)) => Some(WebParser::new().with_base(b)?),
             (Mode::Web, None) => Some(WebParser::new()),
@@ -203,6 +224,53 @@ impl Prep {
             c.set(r);
             k.map_err(|e| locate(s, &input, e))
         })
+    }
+
+    /// The key of a reference `s` of a CSV/TSV row whose base column holds
+    /// `base` (RFC 3986 §5.2; `None`: no base column, `key` alone decides),
+    /// prepared as [`Prep::key`] does. A base that is not an absolute IRI
+    /// rejects the row with `invalid base: …`. In web mode the URL Standard
+    /// parses the base and resolves against it instead.
+    pub fn key_with_base<'k, K>(
+        &self,
+        s: &'k str,
+        base: Option<&str>,
+        key: &K,
+    ) -> Result<Cow<'k, str>, RejectReason>
+    where
+        K: for<'x> Fn(&'x str) -> crate::Result<Cow<'x, str>>,
+    {
+        let Some(b) = base else {
+            return self.key(s, key).map_err(RejectReason::Key);
+        };
+        if self.web.is_some() {
+            // Web mode: the URL Standard parses the base and resolves.
+            return self
+                .with_row_base(b)
+                .map_err(|e| RejectReason::Other(format!("invalid base: {e}")))?
+                .key(s, key)
+                .map(|k| Cow::Owned(k.into_owned()))
+                .map_err(RejectReason::Key);
+        }
+        let bp = crate::parse(b).map_err(|e| RejectReason::Other(format!("invalid base: {e}")))?;
+        if !bp.is_absolute() {
+            return Err(RejectReason::Other(format!(
+                "invalid base: {}",
+                crate::Error::new(0, crate::ErrorKind::BaseNotAbsolute)
+            )));
+        }
+        self.clone()
+            .with_base_http(is_http(b))
+            .key(s, &|t| {
+                let r = crate::parse(t)?;
+                if r.is_absolute() {
+                    key(t)
+                } else {
+                    Ok(Cow::Owned(key(&crate::resolve(&bp, &r))?.into_owned()))
+                }
+            })
+            .map(|k| Cow::Owned(k.into_owned()))
+            .map_err(RejectReason::Key)
     }
 }
 

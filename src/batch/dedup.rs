@@ -1,0 +1,1189 @@
+//! The dedup engine: one table of distinct keys, partitioned by hash,
+//! within a memory budget, spilling to disk when it would not fit.
+//!
+//! 1. Batches of lines or CSV/TSV records arrive from [`super::source`] in
+//!    input order. Each batch is cut into chunks; workers (rayon) compute
+//!    every key (3987bis §5.3, through the caller's [`KeyFn`]) and its hash
+//!    (foldhash, computed once, here), dedup within the chunk, and group the
+//!    chunk's distinct keys by partition (bits of the hash).
+//! 2. The partitions are merged in parallel, each by one task that walks the
+//!    batch's chunks *in order*: the first row inserted for a key is its
+//!    first occurrence, without locks and whatever the scheduling. A row
+//!    holds its hash, count, origin (input, line, item of a
+//!    `--split-spaces` line) and its key and example in the partition's
+//!    arena, so the batch can be dropped.
+//! 3. When the partitions would hold more than [`Config::memory`] bytes,
+//!    each partition's rows are appended to its own file in a temporary
+//!    directory and the tables start empty again.
+//! 4. At the end, without a spill, all rows are sorted (by origin, key or
+//!    SURT) and written. After a spill, each partition is read back and
+//!    deduplicated alone (one partition's distinct keys must fit in memory:
+//!    1/64 of them), sorted and written as a sorted run; the runs are then
+//!    merged (a k-way merge) into the output. Both ways order rows by the
+//!    same total order, so the output is byte-identical for every budget,
+//!    thread count, chunk size and input kind.
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+use std::fs::File;
+use std::hash::BuildHasher;
+use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+use hashbrown::HashTable;
+use rayon::prelude::*;
+
+use super::line::{key_of, line_text, reject_input, strip_cr, Text};
+use super::sink::{csv_field, csv_u64};
+use super::source::{
+    count_lines, for_each_batch, for_each_line, split_chunks, Batch, Format, Item, Layout, Opened,
+};
+use super::{cleanup, Error, KeyFn, Observer, Reject, Stats};
+use crate::decode::Charset;
+
+const PART_BITS: u32 = 6;
+/// Number of hash partitions.
+pub const PARTS: usize = 1 << PART_BITS;
+
+#[inline]
+fn part_of(hash: u64) -> usize {
+    // Middle bits: hashbrown uses the low bits for the bucket and the top 7
+    // for its tag; taking either would make the tables of a partition
+    // collide.
+    ((hash >> 40) as usize) & (PARTS - 1)
+}
+
+/// Row order of the output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Order {
+    /// First occurrence (input, line, item).
+    #[default]
+    First,
+    /// The key, bytewise.
+    Key,
+    /// The SURT of the key, then the key.
+    Surt,
+}
+
+/// Tunables of a dedup run.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Bytes per work unit of lines; chunks are cut at line ends.
+    pub chunk_size: usize,
+    /// Longer lines (or fields) are rejected.
+    pub max_line_bytes: usize,
+    /// A key holding spaces is several keys (the items of the line), each
+    /// counted as an occurrence on that line.
+    pub split_spaces: bool,
+    /// Bytes the tables of distinct keys may hold before they spill.
+    pub memory: usize,
+    /// Where spills go (default: the system temp directory).
+    pub temp_dir: Option<PathBuf>,
+    pub order: Order,
+    /// Write the canonical column as SURT (rows stay grouped by key, so a
+    /// display form without the scheme never merges rows).
+    pub show_surt: bool,
+    /// The charset of the lines (`None`: UTF-8), see `--encoding`.
+    pub charset: Option<Charset>,
+    /// Target size of a batch of lines read ahead.
+    pub batch_bytes: usize,
+    /// The workers (`None`: the current rayon pool). The calling thread
+    /// waits for the reader between batches and is not one of them, so no
+    /// worker is blocked on input.
+    pub pool: Option<std::sync::Arc<rayon::ThreadPool>>,
+}
+
+impl Config {
+    /// Run `f` on the workers.
+    fn on_pool<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
+        match &self.pool {
+            Some(p) => p.install(f),
+            None => f(),
+        }
+    }
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            chunk_size: 2 << 20,
+            max_line_bytes: 65536,
+            split_spaces: false,
+            memory: default_memory(),
+            temp_dir: None,
+            order: Order::First,
+            show_surt: false,
+            charset: None,
+            batch_bytes: 16 << 20,
+            pool: None,
+        }
+    }
+}
+
+/// Half of the physical memory (from `/proc/meminfo`; 4 GiB where that
+/// cannot be read).
+pub fn default_memory() -> usize {
+    let total = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
+        let line = m.lines().find(|l| l.starts_with("MemTotal:"))?;
+        let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        Some(kb.saturating_mul(1024))
+    });
+    usize::try_from(total.map_or(4 << 30, |t| t / 2)).unwrap_or(usize::MAX)
+}
+
+/// What a run did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Summary {
+    pub stats: Stats,
+    /// Distinct keys = rows written.
+    pub unique: u64,
+    /// Times the tables were spilled (0: all in memory).
+    pub spills: u64,
+    /// Bytes written to spill files (partition runs and sorted runs).
+    pub spilled_bytes: u64,
+    /// Partitions that had rows on disk.
+    pub spilled_partitions: usize,
+}
+
+/// The CSV header of the output.
+pub const HEADER: &[u8] = b"canonical,count,first_file,first_line,example\n";
+
+/// Deduplicate `inputs` by `key` (on [`Config::pool`]); writes
+/// the CSV (header and rows) through `out` in blocks.
+///
+/// ```
+/// use irinorm::batch::{dedup, key_fn, prep::Prep, source, Format, Quiet};
+/// use irinorm::{Normalizer, Options};
+/// let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join("urls.txt");
+/// std::fs::write(&path, "HTTP://a.example:80/\nhttp://a.example/\n").unwrap();
+/// let n = Normalizer::new(Options::default());
+/// let key = key_fn(Prep::default(), |s: &str| n.key(s));
+/// let inputs = source::open_all(&[source::Input::Path(path.clone())]).unwrap();
+/// let mut csv = Vec::new();
+/// let cfg = dedup::Config::default();
+/// let s = dedup::run(inputs, &Format::Lines, &key, &cfg, &mut Quiet, &mut |b: &[u8]| {
+///     csv.extend_from_slice(b);
+///     Ok(())
+/// })
+/// .unwrap();
+/// assert_eq!((s.unique, s.stats.lines), (1, 2));
+/// let csv = String::from_utf8(csv).unwrap();
+/// let row = format!("http://a.example/,2,{},1,HTTP://a.example:80/\n", path.display());
+/// assert_eq!(csv, format!("canonical,count,first_file,first_line,example\n{row}"));
+/// ```
+pub fn run(
+    inputs: Vec<Opened>,
+    format: &Format,
+    key: &KeyFn<'_>,
+    cfg: &Config,
+    obs: &mut dyn Observer,
+    out: &mut (dyn FnMut(&[u8]) -> Result<(), Error> + Send),
+) -> Result<Summary, Error> {
+    let names: Vec<String> = inputs.iter().map(|o| o.name.clone()).collect();
+    let hasher = foldhash::fast::FixedState::with_seed(0x1f2e_3d4c_5b6a_7988);
+    let mut table = Table::new(cfg);
+    let mut stats = Stats::default();
+    let mut layout: Option<Layout> = None;
+    for_each_batch(
+        inputs,
+        format,
+        cfg.charset,
+        cfg.max_line_bytes,
+        cfg.batch_bytes,
+        |item| {
+            let batch = match item {
+                Item::Start { layout: l, .. } => {
+                    layout = l;
+                    return Ok(());
+                }
+                Item::Batch(b) => b,
+            };
+            let chunks = cfg.on_pool(|| {
+                let chunks = key_batch(&batch, layout.as_ref(), key, cfg, &hasher);
+                table.merge(&batch, &chunks);
+                chunks
+            });
+            if table.bytes() > table.memory {
+                cfg.on_pool(|| table.spill())?;
+            }
+            for c in &chunks {
+                stats.add(&c.stats);
+                for r in &c.rejects {
+                    obs.reject(r)?;
+                }
+            }
+            if layout.is_some() {
+                // Records: the chunks count records, the batch its bytes.
+                stats.bytes += batch.bytes;
+            }
+            obs.progress(batch.bytes);
+            Ok(())
+        },
+    )?;
+    let mut summary = cfg.on_pool(|| table.finish(&names, out))?;
+    summary.stats = stats;
+    Ok(summary)
+}
+
+/// Where a key or example is: in the batch's bytes (offset from the
+/// chunk's start) or in the chunk's arena.
+#[derive(Clone, Copy)]
+struct Span {
+    off: u32,
+    len: u32,
+}
+
+const ARENA: u32 = 1 << 31;
+
+impl Span {
+    #[inline]
+    fn get<'a>(&self, chunk: &'a [u8], arena: &'a [u8]) -> &'a [u8] {
+        let len = (self.len & !ARENA) as usize;
+        let off = self.off as usize;
+        if self.len & ARENA != 0 {
+            &arena[off..off + len]
+        } else {
+            &chunk[off..off + len]
+        }
+    }
+}
+
+/// A key first seen in a chunk.
+#[derive(Clone, Copy)]
+struct Entry {
+    hash: u64,
+    key: Span,
+    example: Span,
+    /// 1-based line.
+    line: u64,
+    item: u32,
+    count: u32,
+}
+
+/// The keys of one chunk of a batch.
+struct Chunk {
+    file: u32,
+    /// The chunk's bytes in the batch (lines; empty for records).
+    range: std::ops::Range<usize>,
+    arena: Vec<u8>,
+    entries: Vec<Entry>,
+    /// Entry indices grouped by partition: partition `p` is
+    /// `by_part[part_start[p]..part_start[p + 1]]`.
+    by_part: Vec<u32>,
+    part_start: Vec<u32>,
+    stats: Stats,
+    rejects: Vec<Reject>,
+}
+
+/// Per-worker table reused from chunk to chunk.
+#[derive(Default)]
+struct Scratch {
+    table: HashTable<u32>,
+}
+
+/// Builds one chunk's entries.
+struct ChunkBuilder<'a> {
+    data: &'a [u8],
+    table: HashTable<u32>,
+    entries: Vec<Entry>,
+    arena: Vec<u8>,
+    hasher: &'a foldhash::fast::FixedState,
+}
+
+impl<'a> ChunkBuilder<'a> {
+    /// `bytes` into the arena (`None` if the arena would overflow).
+    fn stash(&mut self, bytes: &[u8]) -> Option<Span> {
+        let off = u32::try_from(self.arena.len()).ok()?;
+        let len = u32::try_from(bytes.len()).ok()?;
+        if len >= ARENA || off.checked_add(len)? >= ARENA {
+            return None;
+        }
+        self.arena.extend_from_slice(bytes);
+        Some(Span {
+            off,
+            len: len | ARENA,
+        })
+    }
+
+    /// A span for `s`: borrowed if it lies in the chunk's bytes.
+    fn span(&mut self, s: &[u8]) -> Option<Span> {
+        let (base, addr) = (self.data.as_ptr() as usize, s.as_ptr() as usize);
+        if addr >= base && addr + s.len() <= base + self.data.len() && s.len() < ARENA as usize {
+            return Some(Span {
+                off: (addr - base) as u32,
+                len: s.len() as u32,
+            });
+        }
+        self.stash(s)
+    }
+
+    /// Count one occurrence of `key` (first seen with `example` at `line`,
+    /// `item`). False if a length would overflow (the line is rejected).
+    #[inline]
+    fn insert(
+        &mut self,
+        key: &[u8],
+        example: &mut Option<Span>,
+        ex: &[u8],
+        line: u64,
+        item: u32,
+    ) -> bool {
+        let hash = self.hasher.hash_one(key);
+        let (entries, arena, data) = (&mut self.entries, &self.arena, self.data);
+        if let Some(&i) = self.table.find(hash, |&i| {
+            let e = &entries[i as usize];
+            e.hash == hash && e.key.get(data, arena) == key
+        }) {
+            entries[i as usize].count += 1;
+            return true;
+        }
+        let Some(k) = self.span(key) else {
+            return false;
+        };
+        let ex = match *example {
+            Some(s) => s,
+            None => match self.span(ex) {
+                Some(s) => {
+                    *example = Some(s);
+                    s
+                }
+                None => return false,
+            },
+        };
+        let idx = self.entries.len() as u32;
+        self.entries.push(Entry {
+            hash,
+            key: k,
+            example: ex,
+            line,
+            item,
+            count: 1,
+        });
+        let entries = &self.entries;
+        self.table
+            .insert_unique(hash, idx, |&i| entries[i as usize].hash);
+        true
+    }
+
+    /// The key(s) of one accepted unit.
+    fn add(&mut self, k: &str, split: bool, ex: &[u8], line: u64) -> bool {
+        let mut example = None;
+        if split && k.contains(' ') {
+            for (item, p) in k.split(' ').filter(|p| !p.is_empty()).enumerate() {
+                if !self.insert(p.as_bytes(), &mut example, ex, line, item as u32) {
+                    return false;
+                }
+            }
+            true
+        } else {
+            self.insert(k.as_bytes(), &mut example, ex, line, 0)
+        }
+    }
+
+    fn finish(
+        self,
+        scratch: &mut Scratch,
+        file: u32,
+        range: std::ops::Range<usize>,
+        stats: Stats,
+        rejects: Vec<Reject>,
+    ) -> Chunk {
+        scratch.table = self.table;
+        let entries = self.entries;
+        // Group entry indices by partition (counting sort).
+        let mut part_start = vec![0u32; PARTS + 1];
+        for e in &entries {
+            part_start[part_of(e.hash) + 1] += 1;
+        }
+        for p in 0..PARTS {
+            part_start[p + 1] += part_start[p];
+        }
+        let mut fill = part_start.clone();
+        let mut by_part = vec![0u32; entries.len()];
+        for (i, e) in entries.iter().enumerate() {
+            let p = part_of(e.hash);
+            by_part[fill[p] as usize] = i as u32;
+            fill[p] += 1;
+        }
+        Chunk {
+            file,
+            range,
+            arena: self.arena,
+            entries,
+            by_part,
+            part_start,
+            stats,
+            rejects,
+        }
+    }
+}
+
+/// Key every unit of `batch` in parallel; chunks come back in input order.
+fn key_batch(
+    batch: &Batch,
+    layout: Option<&Layout>,
+    key: &KeyFn<'_>,
+    cfg: &Config,
+    hasher: &foldhash::fast::FixedState,
+) -> Vec<Chunk> {
+    let file = batch.file as u32;
+    if let Some(layout) = layout {
+        let per = 1024;
+        let pieces: Vec<&[super::source::Rec]> = batch.records.chunks(per).collect();
+        return pieces
+            .par_iter()
+            .map_init(Scratch::default, |scratch, recs| {
+                let mut scratch_table = std::mem::take(&mut scratch.table);
+                scratch_table.clear();
+                let mut b = ChunkBuilder {
+                    data: &[],
+                    table: scratch_table,
+                    entries: Vec::new(),
+                    arena: Vec::new(),
+                    hasher,
+                };
+                let mut stats = Stats::default();
+                let mut rejects = Vec::new();
+                for r in *recs {
+                    stats.lines += 1;
+                    match super::map::record_key(r, layout, cfg.max_line_bytes, batch.charset, key)
+                    {
+                        super::map::RecordKey::Blank => stats.blank += 1,
+                        super::map::RecordKey::Key { key: k, example } => {
+                            if b.add(&k, cfg.split_spaces, example.as_bytes(), r.line) {
+                                stats.accepted += 1;
+                            } else {
+                                stats.rejected += 1;
+                            }
+                        }
+                        super::map::RecordKey::Reject(reason) => {
+                            stats.rejected += 1;
+                            rejects.push(Reject {
+                                file: batch.file,
+                                line: r.line,
+                                input: super::map::record_reject_text(
+                                    r,
+                                    layout,
+                                    cfg.max_line_bytes,
+                                ),
+                                reason,
+                            });
+                        }
+                    }
+                }
+                b.finish(scratch, file, 0..0, stats, rejects)
+            })
+            .collect();
+    }
+    let data = &batch.data;
+    let ranges = split_chunks(data, cfg.chunk_size);
+    let counts: Vec<u64> = ranges
+        .par_iter()
+        .map(|r| count_lines(&data[r.clone()]))
+        .collect();
+    let mut first = batch.first_line;
+    let firsts: Vec<u64> = counts
+        .iter()
+        .map(|n| {
+            let f = first;
+            first += n;
+            f
+        })
+        .collect();
+    ranges
+        .into_par_iter()
+        .zip(firsts)
+        .map_init(Scratch::default, |scratch, (range, first_line)| {
+            let bytes = &data[range.clone()];
+            let mut table = std::mem::take(&mut scratch.table);
+            table.clear();
+            let mut b = ChunkBuilder {
+                data: bytes,
+                table,
+                entries: Vec::new(),
+                arena: Vec::new(),
+                hasher,
+            };
+            let mut stats = Stats {
+                bytes: bytes.len() as u64,
+                ..Stats::default()
+            };
+            let mut rejects = Vec::new();
+            let mut line_no = first_line;
+            stats.lines = for_each_line(bytes, |line, _| {
+                line_no += 1;
+                let reason = match line_text(line, cfg.max_line_bytes, batch.charset) {
+                    Text::Blank => {
+                        stats.blank += 1;
+                        return;
+                    }
+                    Text::Reject(r) => r,
+                    Text::Text(t) => match key_of(&t, None, key) {
+                        Ok(k) => {
+                            let ex: &[u8] = match &t {
+                                std::borrow::Cow::Borrowed(_) => strip_cr(line),
+                                std::borrow::Cow::Owned(s) => s.as_bytes(),
+                            };
+                            if b.add(&k, cfg.split_spaces, ex, line_no) {
+                                stats.accepted += 1;
+                            } else {
+                                stats.rejected += 1;
+                            }
+                            return;
+                        }
+                        Err(r) => r,
+                    },
+                };
+                stats.rejected += 1;
+                rejects.push(Reject {
+                    file: batch.file,
+                    line: line_no,
+                    input: reject_input(line, cfg.max_line_bytes).into_owned(),
+                    reason,
+                });
+            });
+            b.finish(scratch, file, range, stats, rejects)
+        })
+        .collect()
+}
+
+/// A distinct key in a partition.
+#[derive(Clone, Copy)]
+struct Row {
+    hash: u64,
+    /// Where the key is in the partition's arena ([`Arena`]); the example
+    /// follows it.
+    block: u32,
+    off: u32,
+    key_len: u32,
+    ex_len: u32,
+    file: u32,
+    item: u32,
+    /// 1-based line.
+    line: u64,
+    count: u64,
+}
+
+const ROW_BYTES: usize = std::mem::size_of::<Row>();
+
+impl Row {
+    fn origin(&self) -> (u32, u64, u32) {
+        (self.file, self.line, self.item)
+    }
+}
+
+/// Bytes in blocks that never move: growing the arena copies nothing.
+#[derive(Default)]
+struct Arena {
+    blocks: Vec<Vec<u8>>,
+    bytes: usize,
+}
+
+/// Size of an arena block (a larger item gets a block of its own).
+const BLOCK: usize = 1 << 20;
+
+impl Arena {
+    /// Append `a` then `b`; where they start.
+    #[inline]
+    fn push(&mut self, a: &[u8], b: &[u8]) -> (u32, u32) {
+        let n = a.len() + b.len();
+        let fits = self
+            .blocks
+            .last()
+            .is_some_and(|l| l.capacity() - l.len() >= n);
+        if !fits {
+            self.blocks.push(Vec::with_capacity(BLOCK.max(n)));
+            self.bytes += BLOCK.max(n);
+        }
+        let i = self.blocks.len() - 1;
+        let last = &mut self.blocks[i];
+        let off = last.len();
+        last.extend_from_slice(a);
+        last.extend_from_slice(b);
+        (i as u32, off as u32)
+    }
+
+    #[inline]
+    fn get(&self, block: u32, off: u32, len: usize) -> &[u8] {
+        &self.blocks[block as usize][off as usize..off as usize + len]
+    }
+}
+
+/// One partition's table.
+#[derive(Default)]
+struct Part {
+    table: HashTable<u32>,
+    rows: Vec<Row>,
+    arena: Arena,
+}
+
+impl Part {
+    #[inline]
+    fn key(&self, r: &Row) -> &[u8] {
+        self.arena.get(r.block, r.off, r.key_len as usize)
+    }
+
+    #[inline]
+    fn example(&self, r: &Row) -> &[u8] {
+        self.arena
+            .get(r.block, r.off + r.key_len, r.ex_len as usize)
+    }
+
+    /// Bytes this partition holds (capacities: what the process touches).
+    fn bytes(&self) -> usize {
+        self.arena.bytes
+            + self.rows.capacity() * ROW_BYTES
+            + self.table.capacity() * (std::mem::size_of::<u32>() + 1) * 8 / 7
+    }
+
+    /// Count `count` occurrences of `key`, first seen at `origin` with
+    /// `example`; an earlier origin replaces the row's first occurrence.
+    #[inline]
+    fn add(&mut self, hash: u64, key: &[u8], example: &[u8], origin: (u32, u64, u32), count: u64) {
+        let (rows, arena) = (&mut self.rows, &self.arena);
+        let found = self.table.find(hash, |&i| {
+            let r = &rows[i as usize];
+            r.hash == hash && arena.get(r.block, r.off, r.key_len as usize) == key
+        });
+        if let Some(&i) = found {
+            let r = &mut rows[i as usize];
+            r.count += count;
+            if origin < r.origin() {
+                // Only after a spill can a later-read row be earlier.
+                let (block, off) = self.arena.push(key, example);
+                let r = &mut self.rows[i as usize];
+                (r.block, r.off, r.ex_len) = (block, off, example.len() as u32);
+                (r.file, r.line, r.item) = origin;
+            }
+            return;
+        }
+        let (block, off) = self.arena.push(key, example);
+        let idx = self.rows.len() as u32;
+        self.rows.push(Row {
+            hash,
+            block,
+            off,
+            key_len: key.len() as u32,
+            ex_len: example.len() as u32,
+            file: origin.0,
+            item: origin.2,
+            line: origin.1,
+            count,
+        });
+        let rows = &self.rows;
+        self.table
+            .insert_unique(hash, idx, |&i| rows[i as usize].hash);
+    }
+}
+
+/// The partitions, and their spill files once the budget is exceeded.
+struct Table {
+    parts: Vec<Part>,
+    memory: usize,
+    temp_dir: Option<PathBuf>,
+    spill: Option<SpillDir>,
+    spills: u64,
+    order: Order,
+    show_surt: bool,
+}
+
+/// The temporary directory of one run: removed when dropped, and on a
+/// signal through [`cleanup`].
+struct SpillDir {
+    dir: tempfile::TempDir,
+    /// Bytes written so far.
+    bytes: u64,
+    /// Partitions with a spill file.
+    parts: Vec<bool>,
+}
+
+impl Drop for SpillDir {
+    fn drop(&mut self) {
+        cleanup::forget(self.dir.path());
+    }
+}
+
+impl SpillDir {
+    fn part_path(&self, p: usize) -> PathBuf {
+        self.dir.path().join(format!("part-{p:02}"))
+    }
+
+    fn sorted_path(&self, p: usize) -> PathBuf {
+        self.dir.path().join(format!("sorted-{p:02}"))
+    }
+
+    fn err(&self, e: &io::Error) -> Error {
+        Error::io(
+            format!(
+                "cannot write to the temporary directory {}",
+                self.dir.path().display()
+            ),
+            e,
+        )
+    }
+}
+
+impl Table {
+    fn new(cfg: &Config) -> Self {
+        Table {
+            parts: (0..PARTS).map(|_| Part::default()).collect(),
+            memory: cfg.memory,
+            temp_dir: cfg.temp_dir.clone(),
+            spill: None,
+            spills: 0,
+            order: cfg.order,
+            show_surt: cfg.show_surt,
+        }
+    }
+
+    /// Merge a batch's chunks, partitions in parallel, chunks in order.
+    fn merge(&mut self, batch: &Batch, chunks: &[Chunk]) {
+        self.parts.par_iter_mut().enumerate().for_each(|(p, part)| {
+            for c in chunks {
+                let data = &batch.data[c.range.clone()];
+                let ids = &c.by_part[c.part_start[p] as usize..c.part_start[p + 1] as usize];
+                for &i in ids {
+                    let e = &c.entries[i as usize];
+                    part.add(
+                        e.hash,
+                        e.key.get(data, &c.arena),
+                        e.example.get(data, &c.arena),
+                        (c.file, e.line, e.item),
+                        u64::from(e.count),
+                    );
+                }
+            }
+        });
+    }
+
+    fn bytes(&self) -> usize {
+        self.parts.iter().map(Part::bytes).sum()
+    }
+
+    /// Append every partition's rows to its file and free the tables.
+    fn spill(&mut self) -> Result<(), Error> {
+        if self.spill.is_none() {
+            let base = self.temp_dir.clone().unwrap_or_else(std::env::temp_dir);
+            let dir = tempfile::Builder::new()
+                .prefix(".irinorm-spill-")
+                .tempdir_in(&base)
+                .map_err(|e| {
+                    Error::io(
+                        format!("cannot create a temporary directory in {}", base.display()),
+                        &e,
+                    )
+                })?;
+            cleanup::register(dir.path());
+            self.spill = Some(SpillDir {
+                dir,
+                bytes: 0,
+                parts: vec![false; PARTS],
+            });
+        }
+        let Some(spill) = self.spill.as_mut() else {
+            return Ok(());
+        };
+        let spill_ref = &*spill;
+        let written: Vec<Result<u64, Error>> = self
+            .parts
+            .par_iter_mut()
+            .enumerate()
+            .map(|(p, part)| {
+                let part = std::mem::take(part);
+                if part.rows.is_empty() {
+                    return Ok(0);
+                }
+                let f = std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(spill_ref.part_path(p))
+                    .map_err(|e| spill_ref.err(&e))?;
+                let mut w = BufWriter::with_capacity(1 << 16, f);
+                let mut n = 0u64;
+                for r in &part.rows {
+                    n += write_spilled(&mut w, r, part.key(r), part.example(r))
+                        .map_err(|e| spill_ref.err(&e))?;
+                }
+                w.flush().map_err(|e| spill_ref.err(&e))?;
+                Ok(n)
+            })
+            .collect();
+        for (p, w) in written.into_iter().enumerate() {
+            let n = w?;
+            if n > 0 {
+                spill.parts[p] = true;
+                spill.bytes += n;
+            }
+        }
+        self.spills += 1;
+        Ok(())
+    }
+
+    /// Write the rows in order; the summary (without the line stats).
+    fn finish(
+        mut self,
+        names: &[String],
+        out: &mut (dyn FnMut(&[u8]) -> Result<(), Error> + Send),
+    ) -> Result<Summary, Error> {
+        out(HEADER)?;
+        if self.spill.is_none() {
+            let unique = self.write_in_memory(names, out)?;
+            return Ok(Summary {
+                unique,
+                ..Summary::default()
+            });
+        }
+        self.spill()?;
+        let spill = self.spill.take().expect("spilled");
+        let (order, show_surt, spills) = (self.order, self.show_surt, self.spills);
+        drop(self);
+        // Each partition alone: read back, dedup, sort, write a sorted run.
+        let sorted: Vec<Result<u64, Error>> = (0..PARTS)
+            .into_par_iter()
+            .map(|p| {
+                if !spill.parts[p] {
+                    return Ok(0);
+                }
+                let path = spill.part_path(p);
+                let mut part = Part::default();
+                {
+                    let f = File::open(&path).map_err(|e| spill.err(&e))?;
+                    let mut r = BufReader::with_capacity(1 << 16, f);
+                    let mut key = Vec::new();
+                    let mut ex = Vec::new();
+                    while let Some(row) =
+                        read_spilled(&mut r, &mut key, &mut ex).map_err(|e| spill.err(&e))?
+                    {
+                        part.add(row.hash, &key, &ex, row.origin(), row.count);
+                    }
+                }
+                std::fs::remove_file(&path).map_err(|e| spill.err(&e))?;
+                let rows = sort_rows(&part, order);
+                let f = File::create(spill.sorted_path(p)).map_err(|e| spill.err(&e))?;
+                let mut w = BufWriter::with_capacity(1 << 16, f);
+                let mut n = 0;
+                for r in rows {
+                    let k = part.key(r);
+                    let (a, b) = sort_key(order, r, k);
+                    let shown = shown(show_surt, k);
+                    n += write_sorted(&mut w, &a, &b, &shown, r, part.example(r))
+                        .map_err(|e| spill.err(&e))?;
+                }
+                w.flush().map_err(|e| spill.err(&e))?;
+                Ok(n)
+            })
+            .collect();
+        let mut sorted_bytes = 0;
+        for s in sorted {
+            sorted_bytes += s?;
+        }
+        // k-way merge of the sorted runs.
+        let mut runs = Vec::new();
+        for p in 0..PARTS {
+            if spill.parts[p] {
+                let f = File::open(spill.sorted_path(p)).map_err(|e| spill.err(&e))?;
+                runs.push(BufReader::with_capacity(1 << 16, f));
+            }
+        }
+        let mut heap = BinaryHeap::new();
+        for (i, r) in runs.iter_mut().enumerate() {
+            if let Some(rec) = read_sorted(r).map_err(|e| spill.err(&e))? {
+                heap.push(Head { rec, run: i });
+            }
+        }
+        let mut text = Vec::with_capacity(1 << 20);
+        let mut unique = 0u64;
+        while let Some(Head { rec, run }) = heap.pop() {
+            unique += 1;
+            format_row(
+                &mut text,
+                &rec.shown,
+                rec.count,
+                &names[rec.file as usize],
+                rec.line,
+                &rec.example,
+            );
+            if text.len() >= 1 << 20 {
+                out(&text)?;
+                text.clear();
+            }
+            if let Some(next) = read_sorted(&mut runs[run]).map_err(|e| spill.err(&e))? {
+                heap.push(Head { rec: next, run });
+            }
+        }
+        out(&text)?;
+        Ok(Summary {
+            unique,
+            spills,
+            spilled_bytes: spill.bytes + sorted_bytes,
+            spilled_partitions: spill.parts.iter().filter(|&&p| p).count(),
+            ..Summary::default()
+        })
+    }
+
+    /// Without a spill: sort every row, format blocks in parallel.
+    fn write_in_memory(
+        &self,
+        names: &[String],
+        out: &mut (dyn FnMut(&[u8]) -> Result<(), Error> + Send),
+    ) -> Result<u64, Error> {
+        let mut all: Vec<(&Part, &Row)> = self
+            .parts
+            .iter()
+            .flat_map(|p| p.rows.iter().map(move |r| (p, r)))
+            .collect();
+        match self.order {
+            // Without a spill each partition's rows are already in order of
+            // first occurrence: a stable (merge) sort of 64 sorted runs is
+            // far cheaper than an unstable sort.
+            Order::First => all.par_sort_by_key(|(_, r)| r.origin()),
+            Order::Key => all.par_sort_unstable_by(|a, b| a.0.key(a.1).cmp(b.0.key(b.1))),
+            Order::Surt => {
+                let mut keyed: Vec<(Vec<u8>, (&Part, &Row))> = all
+                    .par_iter()
+                    .map(|&(p, r)| (crate::surt::surt_of_key(p.key(r)), (p, r)))
+                    .collect();
+                keyed.par_sort_unstable_by(|a, b| {
+                    a.0.cmp(&b.0)
+                        .then_with(|| a.1 .0.key(a.1 .1).cmp(b.1 .0.key(b.1 .1)))
+                });
+                all = keyed.into_iter().map(|(_, x)| x).collect();
+            }
+        }
+        const BLOCK: usize = 1 << 14;
+        for group in all.chunks(BLOCK * 16) {
+            let texts: Vec<Vec<u8>> = group
+                .par_chunks(BLOCK)
+                .map(|rows| {
+                    let mut t = Vec::with_capacity(rows.len() * 128);
+                    for (p, r) in rows {
+                        let k = p.key(r);
+                        let shown = shown(self.show_surt, k);
+                        format_row(
+                            &mut t,
+                            &shown,
+                            r.count,
+                            &names[r.file as usize],
+                            r.line,
+                            p.example(r),
+                        );
+                    }
+                    t
+                })
+                .collect();
+            for t in texts {
+                out(&t)?;
+            }
+        }
+        Ok(all.len() as u64)
+    }
+}
+
+/// The canonical column: the key, or its SURT.
+fn shown(surt: bool, key: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    if surt {
+        std::borrow::Cow::Owned(crate::surt::surt_of_key(key))
+    } else {
+        std::borrow::Cow::Borrowed(key)
+    }
+}
+
+/// A partition's rows in output order.
+fn sort_rows(part: &Part, order: Order) -> Vec<&Row> {
+    let mut rows: Vec<&Row> = part.rows.iter().collect();
+    match order {
+        Order::First => rows.sort_unstable_by_key(|r| r.origin()),
+        Order::Key => rows.sort_unstable_by(|a, b| part.key(a).cmp(part.key(b))),
+        Order::Surt => rows
+            .sort_by_cached_key(|r| (crate::surt::surt_of_key(part.key(r)), part.key(r).to_vec())),
+    }
+    rows
+}
+
+/// The order of a row as two byte strings compared in turn: the same total
+/// order as [`Table::write_in_memory`] (an origin as 16 big-endian bytes
+/// compares as the tuple does).
+fn sort_key(order: Order, r: &Row, key: &[u8]) -> (Vec<u8>, Vec<u8>) {
+    match order {
+        Order::First => {
+            let mut a = Vec::with_capacity(16);
+            a.extend_from_slice(&r.file.to_be_bytes());
+            a.extend_from_slice(&r.line.to_be_bytes());
+            a.extend_from_slice(&r.item.to_be_bytes());
+            (a, Vec::new())
+        }
+        Order::Key => (key.to_vec(), Vec::new()),
+        Order::Surt => (crate::surt::surt_of_key(key), key.to_vec()),
+    }
+}
+
+fn format_row(t: &mut Vec<u8>, shown: &[u8], count: u64, file: &str, line: u64, example: &[u8]) {
+    csv_field(t, shown);
+    t.push(b',');
+    csv_u64(t, count);
+    t.push(b',');
+    csv_field(t, file.as_bytes());
+    t.push(b',');
+    csv_u64(t, line);
+    t.push(b',');
+    csv_field(t, example);
+    t.push(b'\n');
+}
+
+// --- Spill file records (native to this run; little-endian) ---
+
+fn put_bytes(w: &mut impl Write, b: &[u8]) -> io::Result<()> {
+    w.write_all(&(b.len() as u64).to_le_bytes())?;
+    w.write_all(b)
+}
+
+fn get_u64(r: &mut impl Read) -> io::Result<Option<u64>> {
+    let mut b = [0u8; 8];
+    match r.read_exact(&mut b) {
+        Ok(()) => Ok(Some(u64::from_le_bytes(b))),
+        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+fn need_u64(r: &mut impl Read) -> io::Result<u64> {
+    get_u64(r)?.ok_or_else(|| io::Error::new(io::ErrorKind::UnexpectedEof, "truncated spill file"))
+}
+
+fn get_bytes(r: &mut impl Read, into: &mut Vec<u8>) -> io::Result<()> {
+    let n = need_u64(r)? as usize;
+    into.clear();
+    into.resize(n, 0);
+    r.read_exact(into)
+}
+
+/// A row of a partition run: hash, count, origin, key, example.
+fn write_spilled(w: &mut impl Write, r: &Row, key: &[u8], example: &[u8]) -> io::Result<u64> {
+    for v in [
+        r.hash,
+        r.count,
+        u64::from(r.file),
+        r.line,
+        u64::from(r.item),
+    ] {
+        w.write_all(&v.to_le_bytes())?;
+    }
+    put_bytes(w, key)?;
+    put_bytes(w, example)?;
+    Ok(40 + 16 + (key.len() + example.len()) as u64)
+}
+
+fn read_spilled(r: &mut impl Read, key: &mut Vec<u8>, ex: &mut Vec<u8>) -> io::Result<Option<Row>> {
+    let Some(hash) = get_u64(r)? else {
+        return Ok(None);
+    };
+    let count = need_u64(r)?;
+    let file = need_u64(r)? as u32;
+    let line = need_u64(r)?;
+    let item = need_u64(r)? as u32;
+    get_bytes(r, key)?;
+    get_bytes(r, ex)?;
+    Ok(Some(Row {
+        hash,
+        block: 0,
+        off: 0,
+        key_len: key.len() as u32,
+        ex_len: ex.len() as u32,
+        file,
+        item,
+        line,
+        count,
+    }))
+}
+
+/// A row of a sorted run.
+struct SortedRec {
+    a: Vec<u8>,
+    b: Vec<u8>,
+    shown: Vec<u8>,
+    count: u64,
+    file: u32,
+    line: u64,
+    example: Vec<u8>,
+}
+
+fn write_sorted(
+    w: &mut impl Write,
+    a: &[u8],
+    b: &[u8],
+    shown: &[u8],
+    r: &Row,
+    example: &[u8],
+) -> io::Result<u64> {
+    put_bytes(w, a)?;
+    put_bytes(w, b)?;
+    put_bytes(w, shown)?;
+    for v in [r.count, u64::from(r.file), r.line] {
+        w.write_all(&v.to_le_bytes())?;
+    }
+    put_bytes(w, example)?;
+    Ok(24 + 32 + (a.len() + b.len() + shown.len() + example.len()) as u64)
+}
+
+fn read_sorted(r: &mut impl Read) -> io::Result<Option<SortedRec>> {
+    let Some(n) = get_u64(r)? else {
+        return Ok(None);
+    };
+    let mut a = vec![0; n as usize];
+    r.read_exact(&mut a)?;
+    let (mut b, mut shown, mut example) = (Vec::new(), Vec::new(), Vec::new());
+    get_bytes(r, &mut b)?;
+    get_bytes(r, &mut shown)?;
+    let count = need_u64(r)?;
+    let file = need_u64(r)? as u32;
+    let line = need_u64(r)?;
+    get_bytes(r, &mut example)?;
+    Ok(Some(SortedRec {
+        a,
+        b,
+        shown,
+        count,
+        file,
+        line,
+        example,
+    }))
+}
+
+/// A run's current row in the merge heap (a min-heap by (a, b)).
+struct Head {
+    rec: SortedRec,
+    run: usize,
+}
+
+impl PartialEq for Head {
+    fn eq(&self, o: &Self) -> bool {
+        self.cmp(o) == Ordering::Equal
+    }
+}
+impl Eq for Head {}
+impl PartialOrd for Head {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Head {
+    fn cmp(&self, o: &Self) -> Ordering {
+        (&o.rec.a, &o.rec.b, o.run).cmp(&(&self.rec.a, &self.rec.b, self.run))
+    }
+}
+
+/// Whether `dir` exists and is a directory we could create files in (for a
+/// clear error before a long run).
+pub fn check_temp_dir(dir: &Path) -> Result<(), Error> {
+    tempfile::Builder::new()
+        .prefix(".irinorm-probe-")
+        .tempfile_in(dir)
+        .map(drop)
+        .map_err(|e| {
+            Error::io(
+                format!("cannot write to the temporary directory {}", dir.display()),
+                &e,
+            )
+        })
+}

@@ -1,0 +1,172 @@
+//! One line (or CSV field) before its key: strip the line terminator,
+//! recognise a blank line, enforce the length limit, decode the charset or
+//! check UTF-8 — each failure a [`RejectReason`] that goes to the rejects
+//! output, never a panic and never a silent drop.
+//!
+//! Blank means empty or only spaces and tabs (after one trailing CR is
+//! removed, so a lone CR of a CRLF file is blank). The length limit is
+//! checked first: an over-long line is over-long even if it is all spaces.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use super::KeyFn;
+use crate::decode::Charset;
+
+/// Bytes of an over-long line kept in the `input` column of rejects.
+pub const LONG_LINE_PREFIX: usize = 256;
+
+/// Why a line was not accepted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RejectReason {
+    /// Longer than `--max-line-bytes`.
+    TooLong { max: usize },
+    /// Not UTF-8; the offset of the first bad byte.
+    InvalidUtf8 { at: usize },
+    /// The key function failed.
+    Key(crate::Error),
+    /// Invalid in the `--encoding` charset.
+    Decode(crate::decode::DecodeError),
+    /// Any other reason (CSV input: missing column, invalid base).
+    Other(String),
+}
+
+impl fmt::Display for RejectReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RejectReason::TooLong { max } => write!(f, "line longer than {max} bytes"),
+            RejectReason::InvalidUtf8 { at } => write!(f, "invalid UTF-8 at byte {at}"),
+            RejectReason::Key(e) => write!(f, "{e}"),
+            RejectReason::Decode(e) => write!(f, "{e}"),
+            RejectReason::Other(e) => f.write_str(e),
+        }
+    }
+}
+
+/// The text of one line or field, ready for its key.
+#[derive(Debug)]
+pub enum Text<'a> {
+    /// Empty or only spaces/tabs (after removing the line terminator).
+    Blank,
+    /// The reference as UTF-8: borrowed, or transcoded from `--encoding`.
+    Text(Cow<'a, str>),
+    Reject(RejectReason),
+}
+
+/// What became of one line.
+#[derive(Debug)]
+pub enum Outcome<'a> {
+    Blank,
+    Key(Cow<'a, str>),
+    Reject(RejectReason),
+}
+
+/// `line` without one trailing `\r` (CRLF input).
+#[inline]
+pub fn strip_cr(line: &[u8]) -> &[u8] {
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+/// Empty, or only spaces and tabs.
+#[inline]
+pub fn is_blank(line: &[u8]) -> bool {
+    line.is_empty()
+        || (matches!(line[0], b' ' | b'\t') && line.iter().all(|b| matches!(b, b' ' | b'\t')))
+}
+
+/// The per-line checks: `line` is one physical line without its `\n`; a
+/// legacy `charset` is transcoded to UTF-8 + NFC
+/// ([`crate::decode::decode_line`]), otherwise the bytes must be UTF-8.
+#[inline]
+pub fn line_text(line: &[u8], max_line: usize, charset: Option<Charset>) -> Text<'_> {
+    let line = strip_cr(line);
+    if line.len() > max_line {
+        return Text::Reject(RejectReason::TooLong { max: max_line });
+    }
+    if is_blank(line) {
+        return Text::Blank;
+    }
+    match decode_text(line, charset) {
+        Ok(t) => Text::Text(t),
+        Err(r) => Text::Reject(r),
+    }
+}
+
+/// `bytes` as UTF-8 text: checked (`None`), or transcoded from `charset`.
+pub fn decode_text(bytes: &[u8], charset: Option<Charset>) -> Result<Cow<'_, str>, RejectReason> {
+    match charset {
+        None => {
+            std::str::from_utf8(bytes)
+                .map(Cow::Borrowed)
+                .map_err(|e| RejectReason::InvalidUtf8 {
+                    at: e.valid_up_to(),
+                })
+        }
+        Some(_) => crate::decode::decode_line(bytes, charset).map_err(RejectReason::Decode),
+    }
+}
+
+/// The key of `text` (borrowing from it where the key function does).
+#[inline]
+pub fn key_of<'a>(
+    text: &Cow<'a, str>,
+    base: Option<&str>,
+    key: &KeyFn<'_>,
+) -> Result<Cow<'a, str>, RejectReason> {
+    match text {
+        Cow::Borrowed(s) => key(s, base),
+        Cow::Owned(s) => key(s, base).map(|k| Cow::Owned(k.into_owned())),
+    }
+}
+
+/// [`line_text`] then [`key_of`].
+#[inline]
+pub fn process_line<'a>(
+    line: &'a [u8],
+    max_line: usize,
+    charset: Option<Charset>,
+    key: &KeyFn<'_>,
+) -> Outcome<'a> {
+    match line_text(line, max_line, charset) {
+        Text::Blank => Outcome::Blank,
+        Text::Reject(r) => Outcome::Reject(r),
+        Text::Text(t) => match key_of(&t, None, key) {
+            Ok(k) => Outcome::Key(k),
+            Err(r) => Outcome::Reject(r),
+        },
+    }
+}
+
+/// The `input` column for a rejected line: lossy UTF-8; an over-long line
+/// is cut to its first [`LONG_LINE_PREFIX`] bytes followed by `...`.
+pub fn reject_input(line: &[u8], max_line: usize) -> Cow<'_, str> {
+    let line = strip_cr(line);
+    if line.len() > max_line {
+        let mut s = String::from_utf8_lossy(&line[..LONG_LINE_PREFIX.min(line.len())]).into_owned();
+        s.push_str("...");
+        Cow::Owned(s)
+    } else {
+        String::from_utf8_lossy(line)
+    }
+}
+
+/// Line counts. Invariant: `accepted + rejected + blank == lines`.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Stats {
+    /// Physical lines (or CSV/TSV records), blank ones included.
+    pub lines: u64,
+    pub blank: u64,
+    pub accepted: u64,
+    pub rejected: u64,
+    pub bytes: u64,
+}
+
+impl Stats {
+    pub fn add(&mut self, o: &Stats) {
+        self.lines += o.lines;
+        self.blank += o.blank;
+        self.accepted += o.accepted;
+        self.rejected += o.rejected;
+        self.bytes += o.bytes;
+    }
+}

@@ -1,0 +1,364 @@
+//! The order-preserving map behind `normalize` and `convert`: one output per
+//! input line or record, in input order, batch by batch.
+//!
+//! Memory is bounded by the batch size whatever the input length (an
+//! endless stdin works: each batch is written, and the caller may flush,
+//! before the next is read). The output does not depend on the thread count
+//! or chunk size: chunks are keyed in parallel and concatenated in order
+//! (rayon's indexed `collect`).
+//!
+//! Outputs ([`MapOutput`]): one key per line; CSV `line,input,output,error`;
+//! or, for CSV/TSV records, every input field unchanged followed by the key
+//! column and `error`, in the input's own delimiter.
+
+use std::borrow::Cow;
+
+use rayon::prelude::*;
+
+use super::line::{decode_text, is_blank, key_of, line_text, reject_input, strip_cr, Text};
+use super::sink::{csv_u64, field_with};
+use super::source::{
+    count_lines, for_each_batch, for_each_line, split_chunks, Batch, Format, Item, Layout, Opened,
+    Rec,
+};
+use super::{Error, KeyFn, Observer, Reject, RejectReason, Stats};
+use crate::decode::Charset;
+
+/// How outputs are written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MapOutput {
+    /// One key per line; an empty line for a blank or rejected one.
+    Lines,
+    /// CSV with header `line,input,output,error`.
+    Csv,
+    /// CSV/TSV records: the input's fields, then the key column (named
+    /// `output_column` in the header) and `error`.
+    Records { output_column: String },
+}
+
+/// Tunables of a map run.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub chunk_size: usize,
+    pub max_line_bytes: usize,
+    pub charset: Option<Charset>,
+    /// Target size of a batch of lines read ahead.
+    pub batch_bytes: usize,
+    pub output: MapOutput,
+    /// The workers (`None`: the current rayon pool); see
+    /// [`super::dedup::Config::pool`].
+    pub pool: Option<std::sync::Arc<rayon::ThreadPool>>,
+}
+
+/// Map every line or record of `inputs` through `key`; each batch's output
+/// goes to `out` in order (on [`Config::pool`]).
+pub fn run(
+    inputs: Vec<Opened>,
+    format: &Format,
+    key: &KeyFn<'_>,
+    cfg: &Config,
+    obs: &mut dyn Observer,
+    out: &mut dyn FnMut(&[u8]) -> Result<(), Error>,
+) -> Result<Stats, Error> {
+    let mut stats = Stats::default();
+    let mut layout: Option<Layout> = None;
+    let mut header_done = false;
+    let delim = match format {
+        Format::Records(rf) => rf.delimiter,
+        Format::Lines => b',',
+    };
+    if cfg.output == MapOutput::Csv {
+        out(b"line,input,output,error\n")?;
+    }
+    for_each_batch(
+        inputs,
+        format,
+        cfg.charset,
+        cfg.max_line_bytes,
+        cfg.batch_bytes,
+        |item| {
+            let batch = match item {
+                Item::Start { layout: l, .. } => {
+                    layout = l;
+                    if let (Some(l), MapOutput::Records { output_column }) = (&layout, &cfg.output)
+                    {
+                        if !header_done {
+                            header_done = true;
+                            if let Some(h) = &l.header {
+                                let mut t = Vec::new();
+                                for f in h {
+                                    field_with(&mut t, f, delim);
+                                    t.push(delim);
+                                }
+                                field_with(&mut t, output_column.as_bytes(), delim);
+                                t.push(delim);
+                                t.extend_from_slice(b"error\n");
+                                out(&t)?;
+                            }
+                        }
+                    }
+                    return Ok(());
+                }
+                Item::Batch(b) => b,
+            };
+            let work = || match &layout {
+                Some(l) => map_records(&batch, l, key, cfg, delim),
+                None => map_lines(&batch, key, cfg),
+            };
+            let outs = match &cfg.pool {
+                Some(p) => p.install(work),
+                None => work(),
+            };
+            for o in outs {
+                out(&o.text)?;
+                for r in &o.rejects {
+                    obs.reject(r)?;
+                }
+                stats.add(&o.stats);
+            }
+            if layout.is_some() {
+                // Records: the chunks count records, the batch its bytes.
+                stats.bytes += batch.bytes;
+            }
+            obs.progress(batch.bytes);
+            Ok(())
+        },
+    )?;
+    Ok(stats)
+}
+
+/// Output of one chunk.
+struct ChunkOut {
+    text: Vec<u8>,
+    rejects: Vec<Reject>,
+    stats: Stats,
+}
+
+fn map_lines(batch: &Batch, key: &KeyFn<'_>, cfg: &Config) -> Vec<ChunkOut> {
+    let data = &batch.data;
+    let threads = rayon::current_num_threads().max(1);
+    // Small batches (a slow pipe) are still spread over the workers.
+    let cs = cfg
+        .chunk_size
+        .min((data.len() / (threads * 4)).max(16 << 10));
+    let ranges = split_chunks(data, cs);
+    let counts: Vec<u64> = ranges
+        .par_iter()
+        .map(|r| count_lines(&data[r.clone()]))
+        .collect();
+    let mut first = batch.first_line;
+    let firsts: Vec<u64> = counts
+        .iter()
+        .map(|n| {
+            let f = first;
+            first += n;
+            f
+        })
+        .collect();
+    ranges
+        .into_par_iter()
+        .zip(firsts)
+        .map(|(r, first)| map_chunk(&data[r], batch, first, key, cfg))
+        .collect()
+}
+
+fn map_chunk(
+    chunk: &[u8],
+    batch: &Batch,
+    first_line: u64,
+    key: &KeyFn<'_>,
+    cfg: &Config,
+) -> ChunkOut {
+    let max_line = cfg.max_line_bytes;
+    let mut text = Vec::with_capacity(chunk.len() + chunk.len() / 4);
+    let mut rejects = Vec::new();
+    let mut stats = Stats {
+        bytes: chunk.len() as u64,
+        ..Stats::default()
+    };
+    let mut line_no = first_line;
+    stats.lines = for_each_line(chunk, |line, _| {
+        line_no += 1;
+        let result = match line_text(line, max_line, batch.charset) {
+            Text::Blank => None,
+            Text::Reject(r) => Some(Err(r)),
+            Text::Text(t) => Some(key_of(&t, None, key)),
+        };
+        let (output, error): (&[u8], Option<&RejectReason>) = match &result {
+            None => {
+                stats.blank += 1;
+                (b"", None)
+            }
+            Some(Ok(k)) => {
+                stats.accepted += 1;
+                (k.as_bytes(), None)
+            }
+            Some(Err(r)) => {
+                stats.rejected += 1;
+                (b"", Some(r))
+            }
+        };
+        match cfg.output {
+            MapOutput::Lines | MapOutput::Records { .. } => {
+                text.extend_from_slice(output);
+                text.push(b'\n');
+            }
+            MapOutput::Csv => {
+                csv_u64(&mut text, line_no);
+                text.push(b',');
+                match error {
+                    None => field_with(&mut text, strip_cr(line), b','),
+                    Some(_) => field_with(&mut text, reject_input(line, max_line).as_bytes(), b','),
+                }
+                text.push(b',');
+                field_with(&mut text, output, b',');
+                text.push(b',');
+                if let Some(r) = error {
+                    field_with(&mut text, r.to_string().as_bytes(), b',');
+                }
+                text.push(b'\n');
+            }
+        }
+        if let Some(r) = error {
+            rejects.push(Reject {
+                file: batch.file,
+                line: line_no,
+                input: reject_input(line, max_line).into_owned(),
+                reason: r.clone(),
+            });
+        }
+    });
+    ChunkOut {
+        text,
+        rejects,
+        stats,
+    }
+}
+
+/// What became of one record.
+pub enum RecordKey<'a> {
+    Blank,
+    /// The key and the reference field as text (the `example`).
+    Key {
+        key: String,
+        example: Cow<'a, str>,
+    },
+    Reject(RejectReason),
+}
+
+/// The key of a CSV/TSV record: its reference field (and its base field),
+/// decoded from the charset and keyed.
+pub fn record_key<'a>(
+    r: &'a Rec,
+    layout: &Layout,
+    max_line: usize,
+    charset: Option<Charset>,
+    key: &KeyFn<'_>,
+) -> RecordKey<'a> {
+    let Some(field) = r.rec.get(layout.column) else {
+        return RecordKey::Reject(RejectReason::Other(format!(
+            "row has no column {}",
+            layout.column + 1
+        )));
+    };
+    // With a base, the empty reference is meaningful (the base document).
+    let empty_ref = field.is_empty() && layout.base_column.is_some();
+    if field.len() > max_line {
+        return RecordKey::Reject(RejectReason::TooLong { max: max_line });
+    }
+    if !empty_ref
+        && (is_blank(field)
+            || field
+                .iter()
+                .all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n')))
+    {
+        return RecordKey::Blank;
+    }
+    let s = match decode_text(field, charset) {
+        Ok(s) => s,
+        Err(e) => return RecordKey::Reject(e),
+    };
+    let base = match layout.base_column {
+        None => None,
+        Some(bc) => match r.rec.get(bc) {
+            None => {
+                return RecordKey::Reject(RejectReason::Other(format!(
+                    "invalid base: row has no column {}",
+                    bc + 1
+                )))
+            }
+            Some(b) => match decode_text(b, charset) {
+                Ok(b) => Some(b),
+                Err(e) => {
+                    return RecordKey::Reject(RejectReason::Other(format!("invalid base: {e}")))
+                }
+            },
+        },
+    };
+    match key_of(&s, base.as_deref(), key) {
+        Ok(k) => RecordKey::Key {
+            key: k.into_owned(),
+            example: s,
+        },
+        Err(e) => RecordKey::Reject(e),
+    }
+}
+
+/// The `input` of a rejected record: its reference field (lossy; an
+/// over-long one cut like lines).
+pub fn record_reject_text(r: &Rec, layout: &Layout, max_line: usize) -> String {
+    reject_input(r.rec.get(layout.column).unwrap_or(b""), max_line).into_owned()
+}
+
+fn map_records(
+    batch: &Batch,
+    layout: &Layout,
+    key: &KeyFn<'_>,
+    cfg: &Config,
+    delim: u8,
+) -> Vec<ChunkOut> {
+    batch
+        .records
+        .par_chunks(1024)
+        .map(|recs| {
+            let mut text = Vec::new();
+            let mut rejects = Vec::new();
+            let mut stats = Stats::default();
+            for r in recs {
+                stats.lines += 1;
+                for f in &r.rec {
+                    field_with(&mut text, f, delim);
+                    text.push(delim);
+                }
+                match record_key(r, layout, cfg.max_line_bytes, batch.charset, key) {
+                    RecordKey::Blank => {
+                        stats.blank += 1;
+                        text.push(delim);
+                    }
+                    RecordKey::Key { key, .. } => {
+                        stats.accepted += 1;
+                        field_with(&mut text, key.as_bytes(), delim);
+                        text.push(delim);
+                    }
+                    RecordKey::Reject(e) => {
+                        stats.rejected += 1;
+                        text.push(delim);
+                        field_with(&mut text, e.to_string().as_bytes(), delim);
+                        rejects.push(Reject {
+                            file: batch.file,
+                            line: r.line,
+                            input: record_reject_text(r, layout, cfg.max_line_bytes),
+                            reason: e,
+                        });
+                    }
+                }
+                text.push(b'\n');
+            }
+            ChunkOut {
+                text,
+                rejects,
+                stats,
+            }
+        })
+        .collect()
+}

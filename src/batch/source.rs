@@ -1,0 +1,828 @@
+//! Sources: where the bytes of the IRI lists come from, as a stream of
+//! bounded batches.
+//!
+//! Every input — a regular file, stdin, gzip (multi-member) or zstd (both
+//! recognised by their magic bytes), UTF-16 with a byte-order mark or
+//! declared by the charset — is *read* as a stream on its own thread
+//! ([`for_each_batch`]): decompression and transcoding overlap the keying
+//! done by the caller's workers, and memory is bounded by the batch size and
+//! a queue of [`QUEUE`] batches, whatever the input size.
+//!
+//! Files are read, not memory-mapped: a file truncated while we read it then
+//! ends early (what was read is processed, the counts add up) instead of
+//! killing the process with SIGBUS, which would lose a crawl job's hours.
+//! Reading costs one copy per byte, well under 1% of keying.
+//!
+//! Two batch shapes ([`Format`]):
+//! * lines: a buffer of complete lines ([`BatchReader`]), cut into chunks at
+//!   line ends ([`split_chunks`]) for the workers;
+//! * CSV/TSV records (RFC 4180, the `csv` crate): a quoted field may hold
+//!   newlines, so records are parsed sequentially on the reader thread and
+//!   handed over in batches, each with the physical line it starts on.
+//!
+//! A UTF-8 byte-order mark at the start of an input is ignored.
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::ops::Range;
+use std::path::PathBuf;
+use std::sync::mpsc;
+
+use csv::ByteRecord;
+
+use super::Error;
+use crate::decode::{self, Charset, Compression};
+
+/// The UTF-8 byte-order mark, ignored at the start of an input.
+pub const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// The display name of standard input (as in the `first_file` column).
+pub const STDIN_NAME: &str = "-";
+
+/// Batches read ahead of the workers, per input.
+pub const QUEUE: usize = 2;
+
+/// Records per batch of CSV/TSV input.
+pub const RECORDS_PER_BATCH: usize = 1 << 14;
+
+/// One input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Input {
+    Stdin,
+    Path(PathBuf),
+}
+
+impl Input {
+    /// `-` is stdin, anything else a path.
+    pub fn parse(arg: &std::path::Path) -> Input {
+        if arg.as_os_str() == "-" {
+            Input::Stdin
+        } else {
+            Input::Path(arg.to_path_buf())
+        }
+    }
+
+    /// The inputs named on a command line (none: stdin).
+    pub fn from_args(args: &[PathBuf]) -> Vec<Input> {
+        if args.is_empty() {
+            return vec![Input::Stdin];
+        }
+        args.iter().map(|a| Input::parse(a)).collect()
+    }
+
+    /// The name as given (`-` for stdin).
+    pub fn name(&self) -> String {
+        match self {
+            Input::Stdin => STDIN_NAME.to_owned(),
+            Input::Path(p) => p.display().to_string(),
+        }
+    }
+
+    /// Size of a regular file (for a progress bar).
+    pub fn size_hint(&self) -> Option<u64> {
+        match self {
+            Input::Stdin => None,
+            Input::Path(p) => std::fs::metadata(p)
+                .ok()
+                .filter(|m| m.is_file())
+                .map(|m| m.len()),
+        }
+    }
+}
+
+/// How an input is cut into units.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Format {
+    /// One reference per line (LF or CRLF).
+    Lines,
+    Records(RecordFormat),
+}
+
+/// CSV/TSV input: which fields hold the reference and its base.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordFormat {
+    pub delimiter: u8,
+    /// The first record is a header (names the columns).
+    pub header: bool,
+    pub column: Column,
+    pub base_column: Option<Column>,
+}
+
+/// A column, by header name or 0-based index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Column {
+    Index(usize),
+    Name(String),
+}
+
+impl Column {
+    /// `cut`-style: only digits is a 1-based index, anything else a name.
+    pub fn parse(spec: &str) -> Result<Column, Error> {
+        if !spec.is_empty() && spec.bytes().all(|b| b.is_ascii_digit()) {
+            return match spec.parse::<usize>() {
+                Ok(n) if n >= 1 => Ok(Column::Index(n - 1)),
+                _ => Err(Error::msg(format!(
+                    "column index {spec} out of range (indexes are 1-based)"
+                ))),
+            };
+        }
+        Ok(Column::Name(spec.to_owned()))
+    }
+
+    /// The 0-based index in a file whose first record is `first` (its
+    /// header, if `header`): a name must be in the header and an index
+    /// within the record, otherwise the run cannot mean anything.
+    fn resolve(
+        &self,
+        first: Option<&ByteRecord>,
+        header: bool,
+        file: &str,
+    ) -> Result<usize, Error> {
+        match self {
+            Column::Index(i) => match first {
+                Some(r) if *i >= r.len() => Err(Error::msg(format!(
+                    "column {} is beyond the {} fields of {}'s first {}",
+                    i + 1,
+                    r.len(),
+                    file,
+                    if header { "row (its header)" } else { "row" }
+                ))),
+                _ => Ok(*i),
+            },
+            Column::Name(n) if !header => Err(Error::msg(format!(
+                "column {n:?} given by name, but the input has no header: give its 1-based index"
+            ))),
+            Column::Name(n) => first
+                .and_then(|h| h.iter().position(|f| f == n.as_bytes()))
+                .ok_or_else(|| Error::msg(format!("no column {n:?} in the header of {file}"))),
+        }
+    }
+}
+
+/// An input opened for reading (files are opened up front, so that a
+/// missing file is reported before any work is done).
+pub struct Opened {
+    pub name: String,
+    reader: Box<dyn Read + Send>,
+}
+
+/// Open every input (no reading yet): `cannot open NAME: REASON` on failure.
+pub fn open_all(inputs: &[Input]) -> Result<Vec<Opened>, Error> {
+    inputs
+        .iter()
+        .map(|input| {
+            let reader: Box<dyn Read + Send> = match input {
+                Input::Stdin => Box::new(io::stdin()),
+                Input::Path(p) => Box::new(
+                    File::open(p)
+                        .map_err(|e| Error::io(format!("cannot open {}", p.display()), &e))?,
+                ),
+            };
+            Ok(Opened {
+                name: input.name(),
+                reader,
+            })
+        })
+        .collect()
+}
+
+/// One CSV/TSV record and the 1-based physical line it starts on.
+#[derive(Debug, Clone)]
+pub struct Rec {
+    pub rec: ByteRecord,
+    pub line: u64,
+}
+
+/// The columns of one CSV/TSV input.
+#[derive(Debug, Clone)]
+pub struct Layout {
+    /// The header record, if the input has one.
+    pub header: Option<ByteRecord>,
+    pub column: usize,
+    pub base_column: Option<usize>,
+}
+
+/// A bounded piece of one input.
+pub struct Batch {
+    /// Index of the input.
+    pub file: usize,
+    /// Lines: complete lines (the last may lack its `\n`).
+    pub data: Vec<u8>,
+    /// Lines: 0-based number of the first line of `data` in its input.
+    pub first_line: u64,
+    /// Records (empty for lines).
+    pub records: Vec<Rec>,
+    /// The charset the lines/fields are in (`None`: UTF-8).
+    pub charset: Option<Charset>,
+    /// Bytes of the input this batch covers (for progress).
+    pub bytes: u64,
+}
+
+/// Where each input starts (sent before its batches).
+pub enum Item {
+    Start { file: usize, layout: Option<Layout> },
+    Batch(Batch),
+}
+
+/// Read `inputs` in order, each on a reader thread, and hand every batch to
+/// `f` on the calling thread, in input order. `batch_bytes` is the target
+/// size of a batch of lines; `max_line` bounds how much of an over-long line
+/// is kept (it is rejected downstream).
+pub fn for_each_batch(
+    inputs: Vec<Opened>,
+    format: &Format,
+    charset: Option<Charset>,
+    max_line: usize,
+    batch_bytes: usize,
+    mut f: impl FnMut(Item) -> Result<(), Error>,
+) -> Result<(), Error> {
+    for (file, opened) in inputs.into_iter().enumerate() {
+        let (tx, rx) = mpsc::sync_channel::<Result<Item, Error>>(QUEUE);
+        let format = format.clone();
+        let reader = std::thread::Builder::new()
+            .name(format!("irinorm-read-{file}"))
+            .spawn(move || {
+                let r = read_input(file, opened, &format, charset, max_line, batch_bytes, &tx);
+                if let Err(e) = r {
+                    let _ = tx.send(Err(e));
+                }
+            })
+            .map_err(|e| Error::io("cannot start a reader thread".into(), &e))?;
+        for item in rx.iter() {
+            // On an error the reader is not waited for: it may be blocked
+            // on an endless stdin. Dropping `rx` makes its next send fail,
+            // so it stops at its next batch (or with the process).
+            item.and_then(&mut f)?;
+        }
+        let _ = reader.join();
+    }
+    Ok(())
+}
+
+/// The reader thread of one input.
+fn read_input(
+    file: usize,
+    opened: Opened,
+    format: &Format,
+    charset: Option<Charset>,
+    max_line: usize,
+    batch_bytes: usize,
+    tx: &mpsc::SyncSender<Result<Item, Error>>,
+) -> Result<(), Error> {
+    let name = opened.name.clone();
+    let (stream, charset) = open_stream(opened, charset)?;
+    let send = |item: Item| tx.send(Ok(item)).is_ok();
+    match format {
+        Format::Lines => {
+            if !send(Item::Start { file, layout: None }) {
+                return Ok(());
+            }
+            let mut reader = BatchReader::new(stream, batch_bytes, max_line);
+            let mut line = 0u64;
+            loop {
+                let batch = reader
+                    .next_batch()
+                    .map_err(|e| Error::io(format!("cannot read {name}"), &e))?;
+                let Some(data) = batch else { return Ok(()) };
+                let lines = count_lines(data);
+                let b = Batch {
+                    file,
+                    data: data.to_vec(),
+                    first_line: line,
+                    records: Vec::new(),
+                    charset,
+                    bytes: data.len() as u64,
+                };
+                line += lines;
+                if !send(Item::Batch(b)) {
+                    return Ok(());
+                }
+            }
+        }
+        Format::Records(rf) => {
+            // The csv crate's line numbers skip blank lines; physical lines
+            // come from the byte offsets of records and the newlines seen.
+            let lines = NewlineLog::default();
+            let counting = CountingReader {
+                inner: stream,
+                pos: 0,
+                log: lines.clone(),
+            };
+            let mut rdr = csv::ReaderBuilder::new()
+                .has_headers(false)
+                .flexible(true)
+                .delimiter(rf.delimiter)
+                .from_reader(counting);
+            let line_of = |rec: &ByteRecord| rec.position().map_or(0, |p| lines.line_of(p.byte()));
+            let err = |e: csv::Error| Error::msg(format!("cannot read {name}: {e}"));
+            let mut first = ByteRecord::new();
+            if !rdr.read_byte_record(&mut first).map_err(err)? {
+                return Ok(());
+            }
+            let column = rf.column.resolve(Some(&first), rf.header, &name)?;
+            let base_column = match &rf.base_column {
+                Some(c) => Some(c.resolve(Some(&first), rf.header, &name)?),
+                None => None,
+            };
+            let mut pending = Vec::with_capacity(1024);
+            let header = if rf.header {
+                Some(first)
+            } else {
+                let line = line_of(&first);
+                pending.push(Rec { rec: first, line });
+                None
+            };
+            let layout = Layout {
+                header,
+                column,
+                base_column,
+            };
+            if !send(Item::Start {
+                file,
+                layout: Some(layout),
+            }) {
+                return Ok(());
+            }
+            let mut last_byte = 0u64;
+            loop {
+                let mut rec = ByteRecord::new();
+                let more = rdr.read_byte_record(&mut rec).map_err(err)?;
+                if more {
+                    let line = line_of(&rec);
+                    pending.push(Rec { rec, line });
+                }
+                if pending.len() >= RECORDS_PER_BATCH || (!more && !pending.is_empty()) {
+                    let byte = rdr.position().byte();
+                    let b = Batch {
+                        file,
+                        data: Vec::new(),
+                        first_line: 0,
+                        records: std::mem::replace(&mut pending, Vec::with_capacity(1024)),
+                        charset,
+                        bytes: byte - last_byte,
+                    };
+                    last_byte = byte;
+                    if !send(Item::Batch(b)) {
+                        return Ok(());
+                    }
+                }
+                if !more {
+                    return Ok(());
+                }
+            }
+        }
+    }
+}
+
+/// The newlines read so far that lie beyond the last record asked about
+/// (shared by a [`CountingReader`] and its consumer): offset, and whether a
+/// CR precedes it.
+#[derive(Clone, Default)]
+struct NewlineLog(std::rc::Rc<std::cell::RefCell<NewlineState>>);
+
+#[derive(Default)]
+struct NewlineState {
+    pending: std::collections::VecDeque<(u64, bool)>,
+    before: u64,
+    last_byte: u8,
+}
+
+impl NewlineLog {
+    /// 1-based physical line on which the record read from `offset` starts;
+    /// offsets must be asked in increasing order (records are). The csv
+    /// crate gives the offset where it started reading, before the blank
+    /// lines it skips: those are skipped here too.
+    fn line_of(&self, mut offset: u64) -> u64 {
+        let mut g = self.0.borrow_mut();
+        let st = &mut *g;
+        while let Some(&(nl, cr)) = st.pending.front() {
+            let blank = nl == offset || (cr && nl == offset + 1);
+            if nl >= offset && !blank {
+                break;
+            }
+            if blank {
+                offset = nl + 1;
+            }
+            st.pending.pop_front();
+            st.before += 1;
+        }
+        st.before + 1
+    }
+}
+
+/// A reader that logs the offset of every `\n` that passes through it.
+struct CountingReader<R> {
+    inner: R,
+    pos: u64,
+    log: NewlineLog,
+}
+
+impl<R: Read> Read for CountingReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let mut g = self.log.0.borrow_mut();
+        for i in memchr::memchr_iter(b'\n', &buf[..n]) {
+            let prev = if i > 0 { buf[i - 1] } else { g.last_byte };
+            g.pending.push_back((self.pos + i as u64, prev == b'\r'));
+        }
+        if n > 0 {
+            g.last_byte = buf[n - 1];
+        }
+        self.pos += n as u64;
+        Ok(n)
+    }
+}
+
+/// The UTF-16 encoding of an input starting with `head`, if any: its BOM,
+/// else a UTF-16 `charset`.
+fn utf16_of(head: &[u8], charset: Option<Charset>) -> Option<&'static encoding_rs::Encoding> {
+    match decode::sniff_bom(head) {
+        Some((enc, _)) if enc == encoding_rs::UTF_8 => None,
+        Some((enc, _)) => Some(enc),
+        None => charset
+            .map(Charset::encoding)
+            .filter(|&e| e == encoding_rs::UTF_16LE || e == encoding_rs::UTF_16BE),
+    }
+}
+
+/// The charset of the lines: `None` for UTF-8 (also with a UTF-8 BOM).
+fn line_charset(head: &[u8], charset: Option<Charset>) -> Option<Charset> {
+    if head.starts_with(BOM) {
+        return None;
+    }
+    charset.filter(|c| !c.is_unicode())
+}
+
+fn decompress_reader<'a, R: Read + Send + 'a>(
+    r: R,
+    c: Compression,
+) -> io::Result<Box<dyn Read + Send + 'a>> {
+    Ok(match c {
+        Compression::None => Box::new(r),
+        Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(r)),
+        Compression::Zstd => Box::new(zstd::Decoder::new(r)?),
+    })
+}
+
+/// Reads up to `n` bytes (fewer only at the end of the stream).
+fn peek(r: &mut dyn Read, n: usize) -> io::Result<Vec<u8>> {
+    let mut head = Vec::with_capacity(n);
+    r.take(n as u64).read_to_end(&mut head)?;
+    Ok(head)
+}
+
+/// An input as a stream of UTF-8 (or `--encoding`) bytes: decompressed on
+/// the fly, UTF-16 transcoded on the fly ([`Utf16Reader`]); with the charset
+/// its lines are then in (`None`: UTF-8; a byte-order mark overrides
+/// `charset`).
+pub fn open_stream(
+    input: Opened,
+    charset: Option<Charset>,
+) -> Result<(Box<dyn Read + Send>, Option<Charset>), Error> {
+    let name = input.name;
+    let err = |e: io::Error| Error::io(format!("cannot read {name}"), &e);
+    let mut r = input.reader;
+    let head = peek(&mut r, 4).map_err(err)?;
+    let c = decode::detect_compression(&head);
+    let r = io::Cursor::new(head).chain(r);
+    let mut r = decompress_reader(r, c).map_err(err)?;
+    let head = peek(&mut r, 4).map_err(err)?;
+    if let Some(enc) = utf16_of(&head, charset) {
+        let r = io::Cursor::new(head).chain(r);
+        return Ok((Box::new(Utf16Reader::new(r, enc)), None));
+    }
+    let cs = line_charset(&head, charset);
+    Ok((Box::new(io::Cursor::new(head).chain(r)), cs))
+}
+
+/// Transcodes a UTF-16LE/BE stream to UTF-8 as it is read (a leading BOM is
+/// removed; no NFC: UTF-16 is already Unicode, 3987bis §3.1). An invalid
+/// sequence (unpaired surrogate, odd length) is an error with its byte
+/// offset: a UTF-16 input whose framing is broken cannot be cut into lines.
+pub struct Utf16Reader<R> {
+    inner: R,
+    decoder: encoding_rs::Decoder,
+    enc: &'static encoding_rs::Encoding,
+    raw: Vec<u8>,
+    out: Vec<u8>,
+    out_pos: usize,
+    consumed: u64,
+    eof: bool,
+}
+
+impl<R: Read> Utf16Reader<R> {
+    pub fn new(inner: R, enc: &'static encoding_rs::Encoding) -> Self {
+        Utf16Reader {
+            inner,
+            decoder: enc.new_decoder_with_bom_removal(),
+            enc,
+            raw: vec![0; 64 << 10],
+            out: Vec::new(),
+            out_pos: 0,
+            consumed: 0,
+            eof: false,
+        }
+    }
+
+    fn fill(&mut self) -> io::Result<()> {
+        use encoding_rs::DecoderResult;
+        let n = loop {
+            match self.inner.read(&mut self.raw) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        };
+        let last = n == 0;
+        self.eof = last;
+        self.out.clear();
+        self.out_pos = 0;
+        let cap = self
+            .decoder
+            .max_utf8_buffer_length_without_replacement(n)
+            .unwrap_or(n * 3 + 16);
+        self.out.resize(cap, 0);
+        let (res, read, written) =
+            self.decoder
+                .decode_to_utf8_without_replacement(&self.raw[..n], &mut self.out, last);
+        self.out.truncate(written);
+        match res {
+            DecoderResult::InputEmpty | DecoderResult::OutputFull => {
+                self.consumed += read as u64;
+                Ok(())
+            }
+            DecoderResult::Malformed(bad, after) => {
+                let at = self.consumed + read as u64 - u64::from(bad) - u64::from(after);
+                Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!(
+                        "invalid {} byte sequence at byte {at}",
+                        self.enc.name().to_ascii_lowercase()
+                    ),
+                ))
+            }
+        }
+    }
+}
+
+impl<R: Read> Read for Utf16Reader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        while self.out_pos == self.out.len() {
+            if self.eof {
+                return Ok(0);
+            }
+            self.fill()?;
+        }
+        let n = buf.len().min(self.out.len() - self.out_pos);
+        buf[..n].copy_from_slice(&self.out[self.out_pos..self.out_pos + n]);
+        self.out_pos += n;
+        Ok(n)
+    }
+}
+
+/// Cut `data` into ranges of about `chunk_size` bytes, each ending just after
+/// a `'\n'` (or at the end of `data`). Every byte is in exactly one range and
+/// the data is scanned only around the nominal boundaries.
+pub fn split_chunks(data: &[u8], chunk_size: usize) -> Vec<Range<usize>> {
+    let chunk_size = chunk_size.max(1);
+    let mut out = Vec::with_capacity(data.len() / chunk_size + 1);
+    let mut start = 0;
+    while start < data.len() {
+        let nominal = start.saturating_add(chunk_size);
+        let end = if nominal >= data.len() {
+            data.len()
+        } else {
+            // The byte just before the nominal boundary may itself be the
+            // line end; otherwise the chunk extends to the next one.
+            match memchr::memchr(b'\n', &data[nominal - 1..]) {
+                Some(i) => nominal + i,
+                None => data.len(),
+            }
+        };
+        out.push(start..end);
+        start = end;
+    }
+    out
+}
+
+/// Calls `f(line, offset)` for each line of `chunk` (without its `'\n'`;
+/// a last line without `'\n'` counts) and returns the number of lines.
+#[inline]
+pub fn for_each_line<'a>(chunk: &'a [u8], mut f: impl FnMut(&'a [u8], usize)) -> u64 {
+    let mut pos = 0;
+    let mut n = 0;
+    for nl in memchr::memchr_iter(b'\n', chunk) {
+        f(&chunk[pos..nl], pos);
+        pos = nl + 1;
+        n += 1;
+    }
+    if pos < chunk.len() {
+        f(&chunk[pos..], pos);
+        n += 1;
+    }
+    n
+}
+
+/// Number of lines in a chunk (same rule as [`for_each_line`]).
+pub fn count_lines(chunk: &[u8]) -> u64 {
+    let nl = memchr::memchr_iter(b'\n', chunk).count() as u64;
+    nl + u64::from(chunk.last().is_some_and(|&b| b != b'\n'))
+}
+
+/// Reads a stream in batches of complete lines with bounded memory.
+///
+/// A batch is returned when it reaches the target size, when the source
+/// seems to have no more data right now (a short read of less than 64 KiB —
+/// so that `tail -f | irinorm normalize` answers promptly), or at the end.
+/// A line longer than `max_line` (+2 bytes of slack for `\r`) is cut to that
+/// many bytes and the rest of it skipped, so that one endless line cannot
+/// exhaust memory; the cut line is still longer than `max_line` and is
+/// therefore rejected downstream.
+pub struct BatchReader<R> {
+    r: R,
+    /// Zeroed once as it grows; `buf[..len]` holds data (no zeroing per
+    /// read).
+    buf: Vec<u8>,
+    len: usize,
+    /// Bytes of `buf` returned by the previous call.
+    consumed: usize,
+    target: usize,
+    keep: usize,
+    skipping: bool,
+    eof: bool,
+    first: bool,
+}
+
+impl<R: Read> BatchReader<R> {
+    pub fn new(r: R, target: usize, max_line: usize) -> Self {
+        BatchReader {
+            r,
+            buf: Vec::new(),
+            len: 0,
+            consumed: 0,
+            target: target.max(1),
+            keep: max_line.saturating_add(2),
+            skipping: false,
+            eof: false,
+            first: true,
+        }
+    }
+
+    /// The next batch of complete lines (the last may lack its `'\n'`), or
+    /// `None` at the end of the stream.
+    pub fn next_batch(&mut self) -> io::Result<Option<&[u8]>> {
+        self.buf.copy_within(self.consumed..self.len, 0);
+        self.len -= self.consumed;
+        self.consumed = 0;
+        loop {
+            if self.eof {
+                if self.len == 0 {
+                    return Ok(None);
+                }
+                self.strip_first_bom();
+                self.consumed = self.len;
+                return Ok(Some(&self.buf[..self.len]));
+            }
+            let old = self.len;
+            // At most 1 MiB per read: the spare space is zeroed each time.
+            let want = self.target.saturating_sub(old).clamp(64 * 1024, 1 << 20);
+            if self.buf.len() < old + want {
+                self.buf.resize(old + want, 0);
+            }
+            let n = loop {
+                match self.r.read(&mut self.buf[old..old + want]) {
+                    Ok(n) => break n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(e),
+                }
+            };
+            self.len = old + n;
+            if n == 0 {
+                self.eof = true;
+                continue;
+            }
+            if self.skipping {
+                match memchr::memchr(b'\n', &self.buf[old..self.len]) {
+                    Some(i) => {
+                        self.buf.copy_within(old + i..self.len, old);
+                        self.len -= i;
+                        self.skipping = false;
+                    }
+                    None => {
+                        self.len = old;
+                        continue;
+                    }
+                }
+            }
+            let last_nl = memchr::memrchr(b'\n', &self.buf[..self.len]);
+            let tail_start = last_nl.map_or(0, |i| i + 1);
+            if self.len - tail_start > self.keep {
+                self.len = tail_start + self.keep;
+                self.skipping = true;
+            }
+            if let Some(i) = last_nl {
+                let short = n < want && n < 64 * 1024;
+                if self.len >= self.target || short {
+                    self.consumed = i + 1;
+                    if self.strip_first_bom() {
+                        self.consumed -= BOM.len();
+                    }
+                    return Ok(Some(&self.buf[..self.consumed]));
+                }
+            }
+        }
+    }
+
+    fn strip_first_bom(&mut self) -> bool {
+        if std::mem::take(&mut self.first) && self.buf[..self.len].starts_with(BOM) {
+            self.buf.copy_within(BOM.len()..self.len, 0);
+            self.len -= BOM.len();
+            return true;
+        }
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_cover_everything_at_line_ends() {
+        let data = b"aa\nbbbb\nc\n\ndddddd\ne";
+        for size in 1..25 {
+            let chunks = split_chunks(data, size);
+            let mut pos = 0;
+            for c in &chunks {
+                assert_eq!(c.start, pos);
+                assert!(c.end == data.len() || data[c.end - 1] == b'\n');
+                assert!(c.end > c.start);
+                pos = c.end;
+            }
+            assert_eq!(pos, data.len());
+        }
+        assert!(split_chunks(b"", 4).is_empty());
+    }
+
+    #[test]
+    fn lines_counted() {
+        assert_eq!(count_lines(b""), 0);
+        assert_eq!(count_lines(b"\n"), 1);
+        assert_eq!(count_lines(b"a\nb"), 2);
+        assert_eq!(count_lines(b"a\nb\n"), 2);
+        let mut seen = Vec::new();
+        let n = for_each_line(b"a\n\nbc", |l, off| seen.push((l.to_vec(), off)));
+        assert_eq!(n, 3);
+        assert_eq!(
+            seen,
+            vec![(b"a".to_vec(), 0), (b"".to_vec(), 2), (b"bc".to_vec(), 3)]
+        );
+    }
+
+    /// A reader returning at most `step` bytes per call.
+    struct Trickle<'a>(&'a [u8], usize);
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = self.1.min(buf.len()).min(self.0.len());
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    fn batches(data: &[u8], step: usize, target: usize, max: usize) -> Vec<u8> {
+        let mut r = BatchReader::new(Trickle(data, step), target, max);
+        let mut out = Vec::new();
+        while let Some(b) = r.next_batch().unwrap() {
+            let complete = b.last() == Some(&b'\n');
+            out.extend_from_slice(b);
+            assert!(complete || r.eof);
+        }
+        out
+    }
+
+    #[test]
+    fn batches_reassemble_the_stream() {
+        let data = b"\xEF\xBB\xBFone\ntwo\r\n\nthree\nfour";
+        for step in [1, 2, 3, 7, 100] {
+            for target in [1, 5, 1000] {
+                assert_eq!(batches(data, step, target, 100), &data[3..]);
+            }
+        }
+    }
+
+    #[test]
+    fn long_lines_are_cut() {
+        let mut data = b"ok\n".to_vec();
+        data.extend_from_slice(&[b'x'; 1000]);
+        data.extend_from_slice(b"\nend\n");
+        for step in [1, 10, 5000] {
+            let out = batches(&data, step, 16, 10);
+            let lines: Vec<&[u8]> = out.split(|&b| b == b'\n').collect();
+            assert_eq!(lines[0], b"ok");
+            // Cut only when the line does not fit in what was read at once.
+            assert_eq!(lines[1].len(), if step < 1000 { 12 } else { 1000 });
+            assert_eq!(lines[2], b"end");
+        }
+    }
+}

@@ -1,0 +1,83 @@
+//! `irinorm dedup`: one CSV row per distinct key (see `irinorm help dedup`).
+
+use std::time::Instant;
+
+use irinorm::batch::dedup::{self, Order};
+use irinorm::batch::sink::OutputFile;
+use irinorm::batch::source;
+
+use super::{
+    batch_bytes, distinct_outputs, exit, format, inputs, normalizer, note, pool, prep,
+    repairs_note, summary, Report,
+};
+use crate::cli::{CliError, DedupArgs, FormArg, SortArg};
+
+pub fn run(a: &DedupArgs) -> Result<i32, CliError> {
+    let start = Instant::now();
+    let run = &a.run;
+    distinct_outputs(&[
+        ("--output", run.output.as_deref()),
+        ("--rejects", run.rejects.as_deref()),
+    ])?;
+    // SURT is a display form that is not one-to-one (no scheme): rows are
+    // grouped by the URI-form key and shown as SURT.
+    let surt = a.key.form == FormArg::Surt;
+    let mut key_args = a.key.clone();
+    if surt {
+        key_args.form = FormArg::Uri;
+    }
+    let n = normalizer(&key_args)?;
+    let prep = prep(&run.input, a.key.base.as_deref(), Some(a.key.level.into()))?;
+    let key = irinorm::batch::key_fn(prep, |t: &str| n.key(t));
+    let format = format(run)?;
+    if let Some(dir) = &a.temp_dir {
+        dedup::check_temp_dir(dir)?;
+    }
+    let (inputs, names, total) = inputs(run);
+    let opened = source::open_all(&inputs)?;
+    let pool = std::sync::Arc::new(pool(run.threads)?);
+    let cfg = dedup::Config {
+        chunk_size: run.chunk_size as usize,
+        max_line_bytes: run.max_line_bytes as usize,
+        split_spaces: run.input.split_spaces,
+        memory: a.memory.unwrap_or_else(dedup::default_memory),
+        temp_dir: a.temp_dir.clone(),
+        order: match a.sort {
+            SortArg::First => Order::First,
+            SortArg::Canonical if !surt => Order::Key,
+            SortArg::Canonical | SortArg::Surt => Order::Surt,
+        },
+        show_surt: surt,
+        charset: run.input.encoding,
+        batch_bytes: batch_bytes(run, pool.current_num_threads()),
+        pool: Some(pool.clone()),
+    };
+    let mut out = OutputFile::create(run.output.as_deref())?;
+    let mut report = Report::new(run, &names, total)?;
+    let s = pool.install(|| {
+        dedup::run(
+            opened,
+            &format,
+            &key,
+            &cfg,
+            &mut report,
+            &mut |b: &[u8]| out.write(b),
+        )
+    })?;
+    out.finish()?;
+    let to_file = report.finish()?;
+    if !run.quiet {
+        let mut extra = format!(", {} unique", s.unique);
+        if s.spilled_bytes > 0 {
+            extra.push_str(&format!(
+                "; spilled {:.1} MB in {} partitions",
+                s.spilled_bytes as f64 / 1e6,
+                s.spilled_partitions
+            ));
+        }
+        summary(&s.stats, &extra, start, to_file);
+    }
+    repairs_note(&pool, run.quiet);
+    let _ = note;
+    Ok(exit(run, &s.stats))
+}

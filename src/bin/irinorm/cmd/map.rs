@@ -1,0 +1,87 @@
+//! `irinorm normalize` and `irinorm convert`: one output per input line or
+//! record, in order, streaming (bounded memory on endless stdin).
+
+use std::borrow::Cow;
+use std::time::Instant;
+
+use irinorm::batch::map::{self, MapOutput};
+use irinorm::batch::sink::OutputFile;
+use irinorm::batch::{source, Format, KeyFn};
+
+use super::{
+    batch_bytes, distinct_outputs, exit, format, inputs, normalizer, pool, prep, repairs_note,
+    summary, Report,
+};
+use crate::cli::{CliError, ConvertArgs, ConvertTo, FormatArg, NormalizeArgs, RunArgs};
+
+pub fn normalize(a: &NormalizeArgs) -> Result<i32, CliError> {
+    let n = normalizer(&a.key)?;
+    let prep = prep(
+        &a.run.input,
+        a.key.base.as_deref(),
+        Some(a.key.level.into()),
+    )?;
+    let key = irinorm::batch::key_fn(prep, |t: &str| n.key(t));
+    run(&a.run, a.format, &key)
+}
+
+pub fn convert(a: &ConvertArgs) -> Result<i32, CliError> {
+    if a.run.input.base_column.is_some() {
+        return Err(CliError::msg("convert has no --base-column"));
+    }
+    let prep = prep(&a.run.input, None, None)?;
+    let conv: fn(&str) -> irinorm::Result<Cow<'_, str>> = match a.to {
+        ConvertTo::Uri => irinorm::to_uri,
+        ConvertTo::Iri => irinorm::to_iri,
+    };
+    let key = irinorm::batch::key_fn(prep, conv);
+    run(&a.run, a.format, &key)
+}
+
+fn run(run: &RunArgs, out_format: FormatArg, key: &KeyFn<'_>) -> Result<i32, CliError> {
+    let start = Instant::now();
+    distinct_outputs(&[
+        ("--output", run.output.as_deref()),
+        ("--rejects", run.rejects.as_deref()),
+    ])?;
+    let format = format(run)?;
+    let (inputs, names, total) = inputs(run);
+    let opened = source::open_all(&inputs)?;
+    let pool = std::sync::Arc::new(pool(run.threads)?);
+    let cfg = map::Config {
+        chunk_size: run.chunk_size as usize,
+        max_line_bytes: run.max_line_bytes as usize,
+        charset: run.input.encoding,
+        batch_bytes: batch_bytes(run, pool.current_num_threads()),
+        pool: Some(pool.clone()),
+        output: match (&format, out_format) {
+            (Format::Records(_), _) => MapOutput::Records {
+                output_column: run.input.output_column.clone(),
+            },
+            (Format::Lines, FormatArg::Lines) => MapOutput::Lines,
+            (Format::Lines, FormatArg::Csv) => MapOutput::Csv,
+        },
+    };
+    let mut out = OutputFile::create(run.output.as_deref())?;
+    let mut report = Report::new(run, &names, total)?;
+    let stats = pool.install(|| {
+        map::run(
+            opened,
+            &format,
+            key,
+            &cfg,
+            &mut report,
+            &mut |b: &[u8]| {
+                out.write(b)?;
+                out.flush()
+            },
+        )
+    })?;
+    out.finish()?;
+    let to_file = report.finish()?;
+    if !run.quiet {
+        summary(&stats, "", start, to_file);
+    }
+    repairs_note(&pool, run.quiet);
+    Ok(exit(run, &stats))
+}

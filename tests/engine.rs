@@ -1,0 +1,463 @@
+//! The dedup engine gives the same rows whatever the strategy (in the
+//! manner of ripgrep's `SearcherTester`): plain file, stdin, gzip, zstd and
+//! CSV sources; any thread count, chunk size and batch size; in memory or
+//! spilled to disk under a tiny `--memory` budget, with every ordering and
+//! form. Also: temporary files never outlive a run, an unwritable temp
+//! directory is one clear error, and quoted input is escaped on stderr.
+
+mod common;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use common::run;
+use irinorm::batch::{dedup, key_fn, prep::Prep, source, Format, Quiet, RecordFormat};
+use irinorm::{Normalizer, Options};
+
+/// A few thousand real URLs with spelling variants and repeats spread far
+/// apart (so that a key recurs across batches and spills), some rejects.
+fn corpus(blank_and_bad: bool) -> String {
+    let kasztp = std::fs::read_to_string("data/kasztp.txt").unwrap();
+    let node = std::fs::read_to_string("data/node_files.txt").unwrap();
+    let base: Vec<&str> = kasztp
+        .lines()
+        .skip(1)
+        .take(2500)
+        .chain(node.lines().take(1500))
+        .filter(|l| !l.trim().is_empty() && !l.contains('"') && !l.contains(','))
+        .collect();
+    let mut out = String::new();
+    for (i, l) in base.iter().enumerate() {
+        out.push_str(l);
+        out.push('\n');
+        if i % 3 == 0 {
+            // The scheme and host in upper case: the same key.
+            let v = match l.find("://") {
+                Some(p) => {
+                    let end = l[p + 3..].find('/').map_or(l.len(), |e| p + 3 + e);
+                    format!("{}{}", l[..end].to_ascii_uppercase(), &l[end..])
+                }
+                None => l.to_string(),
+            };
+            out.push_str(&v);
+            out.push('\n');
+        }
+        if i % 7 == 0 {
+            // A repeat of a line seen long before.
+            out.push_str(base[i / 2]);
+            out.push('\n');
+        }
+        if blank_and_bad && i % 101 == 0 {
+            out.push_str("\nhttp://a b/\n \t\n");
+        }
+    }
+    out
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+fn gz(bytes: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(bytes).unwrap();
+    e.finish().unwrap()
+}
+
+fn ok(o: &Output) -> String {
+    assert!(
+        o.status.success(),
+        "exit {:?}: {}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+/// The rows with the `first_file` column replaced (inputs have different
+/// names).
+fn rows_without_file(csv: &str) -> Vec<String> {
+    let mut r = csv::ReaderBuilder::new().from_reader(csv.as_bytes());
+    r.records()
+        .map(|rec| {
+            let rec = rec.unwrap();
+            format!("{}|{}|{}|{}", &rec[0], &rec[1], &rec[3], &rec[4])
+        })
+        .collect()
+}
+
+/// Library level: every source kind, the same rows.
+#[test]
+fn sources_give_identical_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = corpus(false);
+    let plain = write(dir.path(), "u.txt", text.as_bytes());
+    let gzp = write(dir.path(), "u.txt.gz", &gz(text.as_bytes()));
+    let zst = write(
+        dir.path(),
+        "u.txt.zst",
+        &zstd::encode_all(text.as_bytes(), 3).unwrap(),
+    );
+    let mut csv_text = Vec::new();
+    for l in text.lines() {
+        irinorm::batch::sink::csv_field(&mut csv_text, l.as_bytes());
+        csv_text.push(b'\n');
+    }
+    let csvp = write(dir.path(), "u.csv", &csv_text);
+    let n = Normalizer::new(Options::default());
+    let key = key_fn(Prep::default(), |s: &str| n.key(s));
+    let dedup = |path: &Path, format: &Format, cfg: &dedup::Config| {
+        let inputs = source::open_all(&[source::Input::Path(path.to_path_buf())]).unwrap();
+        let mut out = Vec::new();
+        let s = dedup::run(inputs, format, &key, cfg, &mut Quiet, &mut |b: &[u8]| {
+            out.extend_from_slice(b);
+            Ok(())
+        })
+        .unwrap();
+        (rows_without_file(&String::from_utf8(out).unwrap()), s)
+    };
+    let base_cfg = dedup::Config::default();
+    let (want, s0) = dedup(&plain, &Format::Lines, &base_cfg);
+    assert!(s0.unique > 3000 && s0.stats.accepted > s0.unique + 1000);
+    assert_eq!(s0.spilled_bytes, 0);
+    let records = Format::Records(RecordFormat {
+        delimiter: b',',
+        header: false,
+        column: source::Column::Index(0),
+        base_column: None,
+    });
+    let small = dedup::Config {
+        chunk_size: 999,
+        batch_bytes: 20_000,
+        memory: 50_000,
+        ..dedup::Config::default()
+    };
+    // Three workers on two cores: a pool of the caller's choosing.
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(3)
+        .build()
+        .unwrap();
+    let small = dedup::Config {
+        pool: Some(std::sync::Arc::new(pool)),
+        ..small
+    };
+    for (name, path, format) in [
+        ("plain", &plain, &Format::Lines),
+        ("gzip", &gzp, &Format::Lines),
+        ("zstd", &zst, &Format::Lines),
+        ("csv", &csvp, &records),
+    ] {
+        for cfg in [&base_cfg, &small] {
+            let (got, s) = dedup(path, format, cfg);
+            assert_eq!(got, want, "{name}, memory {}", cfg.memory);
+            assert_eq!(s.unique, s0.unique, "{name}");
+            assert_eq!(s.stats.accepted, s0.stats.accepted, "{name}");
+            if cfg.memory < 100_000 {
+                assert!(
+                    s.spilled_bytes > 0 && s.spilled_partitions > 1,
+                    "{name}: {s:?}"
+                );
+            }
+        }
+    }
+}
+
+/// CLI level: a tiny budget (spill) gives byte-identical output to the
+/// unbounded run, for every input kind and option that shapes rows.
+#[test]
+fn spill_is_invisible_in_the_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = corpus(true);
+    let plain = write(dir.path(), "u.txt", text.as_bytes());
+    let gzp = write(dir.path(), "u.txt.gz", &gz(text.as_bytes()));
+    let zst = write(
+        dir.path(),
+        "u.txt.zst",
+        &zstd::encode_all(text.as_bytes(), 3).unwrap(),
+    );
+    let cc = write(
+        dir.path(),
+        "cc.csv",
+        std::fs::read_to_string("data/relative_urls_cc_10k.csv")
+            .unwrap()
+            .lines()
+            .take(3000)
+            .map(|l| format!("{l}\n"))
+            .collect::<String>()
+            .as_bytes(),
+    );
+    let spaced: String = text
+        .lines()
+        .collect::<Vec<_>>()
+        .chunks(3)
+        .map(|c| c.join(" ") + "\n")
+        .collect();
+    let spaced = write(dir.path(), "spaced.txt", spaced.as_bytes());
+    let s = |p: &PathBuf| p.to_str().unwrap().to_owned();
+    let cases: Vec<(Vec<String>, Option<&[u8]>)> = vec![
+        (vec![s(&plain)], None),
+        (vec!["-".into()], Some(text.as_bytes())),
+        (vec![s(&gzp)], None),
+        (vec![s(&zst)], None),
+        (vec![s(&plain), "--sort".into(), "canonical".into()], None),
+        (vec![s(&plain), "--sort".into(), "surt".into()], None),
+        (vec![s(&plain), "--form".into(), "surt".into()], None),
+        (vec![s(&plain), "--form".into(), "iri".into()], None),
+        (vec![s(&plain), "--level".into(), "protocol".into()], None),
+        (vec![s(&spaced), "--split-spaces".into()], None),
+        (vec![s(&plain), s(&gzp), s(&zst)], None),
+        (
+            vec![
+                s(&cc),
+                "--column".into(),
+                "relative".into(),
+                "--base-column".into(),
+                "base".into(),
+            ],
+            None,
+        ),
+    ];
+    for (args, stdin) in &cases {
+        let mut base: Vec<&str> = vec!["dedup", "-q"];
+        base.extend(args.iter().map(String::as_str));
+        let want = ok(&run(&base, stdin.unwrap_or(b"")));
+        assert!(want.lines().count() > 100, "{args:?}");
+        for extra in [
+            &["--memory", "64K", "--chunk-size", "777", "--threads", "1"][..],
+            &["--memory", "1M", "--chunk-size", "4096", "--threads", "3"][..],
+        ] {
+            let tmp = tempfile::tempdir().unwrap();
+            let mut a = base.clone();
+            a.extend(extra);
+            a.extend(["--temp-dir", tmp.path().to_str().unwrap()]);
+            let o = run(&a, stdin.unwrap_or(b""));
+            assert_eq!(ok(&o), want, "{args:?} {extra:?}");
+            // Spill files are gone.
+            assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
+        }
+    }
+    // The summary reports the spill.
+    let tmp = tempfile::tempdir().unwrap();
+    let o = run(
+        &[
+            "dedup",
+            &s(&plain),
+            "--memory",
+            "64K",
+            "--temp-dir",
+            tmp.path().to_str().unwrap(),
+        ],
+        b"",
+    );
+    ok(&o);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("spilled") && err.contains("partitions"),
+        "{err}"
+    );
+}
+
+#[test]
+fn unwritable_temp_dir_is_one_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no/such/dir");
+    let o = run(
+        &[
+            "dedup",
+            "--memory",
+            "64K",
+            "--temp-dir",
+            missing.to_str().unwrap(),
+            "-",
+        ],
+        b"http://a/\n",
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("cannot write to the temporary directory"),
+        "{err}"
+    );
+}
+
+#[test]
+fn temp_files_gone_after_success_and_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let input = write(dir.path(), "u.txt", corpus(false).as_bytes());
+    let out = dir.path().join("out.csv");
+    let t = tmp.path().to_str().unwrap();
+    let o = run(
+        &[
+            "dedup",
+            input.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--memory",
+            "64K",
+            "--temp-dir",
+            t,
+        ],
+        b"",
+    );
+    ok(&o);
+    assert!(out.exists());
+    assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
+    // An error after the spill started: the second input is not UTF-16.
+    let bad = write(dir.path(), "bad.txt", b"\xFF\xFEh\x00\x00\xD8i\x00\n\x00");
+    let out2 = dir.path().join("out2.csv");
+    let o = run(
+        &[
+            "dedup",
+            input.to_str().unwrap(),
+            bad.to_str().unwrap(),
+            "-o",
+            out2.to_str().unwrap(),
+            "--memory",
+            "64K",
+            "--temp-dir",
+            t,
+        ],
+        b"",
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(!out2.exists());
+    assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert!(names.iter().all(|n| !n.ends_with(".tmp")), "{names:?}");
+}
+
+#[cfg(unix)]
+#[test]
+fn sigint_and_sigterm_leave_no_files() {
+    use std::process::Stdio;
+    for sig in ["INT", "TERM"] {
+        let dir = tempfile::tempdir().unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out.csv");
+        let mut child = common::bin()
+            .args([
+                "dedup",
+                "-",
+                "-o",
+                out.to_str().unwrap(),
+                "--memory",
+                "64K",
+                "--temp-dir",
+                tmp.path().to_str().unwrap(),
+            ])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Feed enough to spill, keep stdin open: the run is mid-way.
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(corpus(false).as_bytes()).unwrap();
+        stdin.flush().unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        // Wait until the spill directory and the atomic output exist.
+        while std::time::Instant::now() < deadline
+            && (std::fs::read_dir(tmp.path()).unwrap().count() == 0
+                || std::fs::read_dir(dir.path()).unwrap().count() == 0)
+        {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        assert!(
+            std::fs::read_dir(tmp.path()).unwrap().count() > 0,
+            "no spill yet"
+        );
+        let st = std::process::Command::new("kill")
+            .args([&format!("-{sig}"), &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(st.success());
+        let o = child.wait_with_output().unwrap();
+        drop(stdin);
+        assert_eq!(o.status.code(), Some(130), "{sig}");
+        assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0, "{sig}");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "{sig}");
+    }
+}
+
+#[test]
+fn control_characters_are_escaped_on_stderr() {
+    let o = run(&["dedup", "-"], b"http://a/\x1b[31mred\x07 x\n");
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(!err.contains('\x1b') && !err.contains('\x07'), "{err:?}");
+    assert!(err.contains("\\x1b[31mred\\x07"), "{err}");
+}
+
+#[test]
+fn two_outputs_naming_one_file_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let x = dir.path().join("x.csv");
+    let x = x.to_str().unwrap();
+    let o = run(&["dedup", "-", "-o", x, "--rejects", x], b"http://a/\n");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("same file"));
+    assert!(!Path::new(x).exists());
+}
+
+/// Issue 14's output rows: physical lines for CSV records, UTF-8 examples
+/// from a legacy charset, blank means spaces/tabs (a lone CR of CRLF too).
+#[test]
+fn first_line_example_and_blank_lines() {
+    let csv = b"url,x\n\n\nhttp://a/,1\n\n\"http://b/\nx\",2\nhttp://A/,3\n";
+    let o = run(
+        &[
+            "dedup",
+            "--input-format",
+            "csv",
+            "--rejects",
+            "/dev/null",
+            "-",
+        ],
+        csv,
+    );
+    assert_eq!(
+        ok(&o),
+        "canonical,count,first_file,first_line,example\nhttp://a/,2,-,4,http://a/\n"
+    );
+    let o = run(&["dedup", "--input-format", "csv", "-"], csv);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("rejected -:6:"), "{err}");
+    let o = run(
+        &["dedup", "--input-format", "csv", "-"],
+        b"url\r\n\r\n\r\nhttp://a/\r\n\r\nhttp://b/\r\n",
+    );
+    assert!(ok(&o).ends_with("http://a/,1,-,4,http://a/\nhttp://b/,1,-,6,http://b/\n"));
+    // Shift_JIS in, UTF-8 out (key and example).
+    let o = run(
+        &["dedup", "--encoding", "shift_jis", "-"],
+        b"http://a/\x82\xa0\n",
+    );
+    assert!(
+        ok(&o).ends_with("http://a/%E3%81%82,1,-,1,http://a/\u{3042}\n"),
+        "{:?}",
+        o.stdout
+    );
+    // A lone CR line is blank; CRs, or an over-long line of spaces, are not.
+    let o = run(
+        &["dedup", "--max-line-bytes", "9", "-"],
+        b"\r\n\r\r\n \t \n          \nhttp://a/\n",
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("5 lines: 2 blank, 1 accepted, 2 rejected"),
+        "{err}"
+    );
+    assert!(err.contains("line longer than 9 bytes"), "{err}");
+}
