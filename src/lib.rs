@@ -22,6 +22,10 @@
 //! disk → rows in first-occurrence order → CSV. The `irinorm` binary
 //! (`src/bin/irinorm`, behind the default `cli` feature) only turns flags
 //! into the engine's plain configurations.
+//!
+//! References as browsers read them (`--mode web`, 3987bis §7.2) go through
+//! [`web`] first: the WHATWG URL Standard's parser, whose `href` the ladder
+//! starts from.
 
 pub mod cdx;
 pub mod chars;
