@@ -553,6 +553,33 @@ fn contains_reference(s: &str) -> bool {
     memchr::memchr_iter(b'&', b).any(|i| parse_reference(&b[i..]).is_some())
 }
 
+/// Where byte `at` of the §5.2 decoding of `line` (character references
+/// only, as [`Preprocessor::apply`] does in strict and web mode) came from
+/// in `line`: a position inside a decoded character maps to its reference's
+/// `&`. Lets an error found after decoding point into the line as written.
+pub fn offset_before_decoding(line: &str, at: usize) -> usize {
+    let b = line.as_bytes();
+    let mut shift = 0; // bytes removed by the references before `at`
+    let mut copied = 0;
+    for i in memchr::memchr_iter(b'&', b) {
+        if i < copied {
+            continue;
+        }
+        if let Some((c, len)) = parse_reference(&b[i..]) {
+            let lands = i - shift;
+            if at < lands {
+                break;
+            }
+            if at < lands + c.len_utf8() {
+                return i;
+            }
+            shift += len - c.len_utf8();
+            copied = i + len;
+        }
+    }
+    at + shift
+}
+
 /// §5.2: decodes the character references of `s` (one level only).
 fn decode_entities<'a>(s: &'a str, r: &mut Repairs) -> Cow<'a, str> {
     let b = s.as_bytes();
@@ -698,6 +725,26 @@ mod tests {
                 .count(),
             96
         );
+    }
+
+    #[test]
+    fn offsets_before_decoding() {
+        let line = "a&amp;b&#x3B1;c&lt;";
+        let (dec, _) = run(Mode::Strict, true, line);
+        assert_eq!(dec, "a&bαc<");
+        for (at, want) in [
+            (0, 0),
+            (1, 1),
+            (2, 6),
+            (3, 7),
+            (4, 7),
+            (5, 14),
+            (6, 15),
+            (7, 19),
+        ] {
+            assert_eq!(offset_before_decoding(line, at), want, "{at}");
+        }
+        assert_eq!(offset_before_decoding("no refs & here", 9), 9);
     }
 
     #[test]

@@ -132,6 +132,23 @@ fn rejections_carry_the_standards_reason_and_offset() {
         rej.contains("invalid international domain name at byte 9"),
         "{rej}"
     );
+    // After character references are decoded (3987bis §5.2), the offset
+    // still points into the line as written: at the port, byte 15.
+    let rej2 = dir.path().join("rej2.csv");
+    ok(
+        &[
+            "dedup",
+            "-q",
+            "--mode",
+            "web",
+            "--decode-entities",
+            "--rejects",
+            rej2.to_str().unwrap(),
+        ],
+        b"http://a&amp;b:99999/\n",
+    );
+    let rej2 = std::fs::read_to_string(rej2).unwrap();
+    assert!(rej2.contains("invalid port number at byte 15"), "{rej2}");
 }
 
 #[test]

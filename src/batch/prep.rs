@@ -275,12 +275,11 @@ impl Prep {
 }
 
 /// An error located in `input` (`s` after character references were
-/// decoded), moved to `s`: the same offset when nothing was decoded, else the
-/// start of the line (the decoding changed the offsets).
+/// decoded), moved to `s`, the line as written.
 #[cold]
 fn locate(s: &str, input: &str, mut e: crate::Error) -> crate::Error {
     if input.len() != s.len() {
-        e.offset = 0;
+        e.offset = crate::preprocess::offset_before_decoding(s, e.offset);
     }
     e
 }
