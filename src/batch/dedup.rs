@@ -461,22 +461,22 @@ fn key_batch(
                 let mut rejects = Vec::new();
                 for r in *recs {
                     stats.lines += 1;
-                    match super::map::record_key(r, layout, cfg.max_line_bytes, batch.charset, key)
+                    match super::line::record_key(r, layout, cfg.max_line_bytes, batch.charset, key)
                     {
-                        super::map::RecordKey::Blank => stats.blank += 1,
-                        super::map::RecordKey::Key { key: k, example } => {
+                        super::line::RecordKey::Blank => stats.blank += 1,
+                        super::line::RecordKey::Key { key: k, example } => {
                             if b.add(&k, cfg.split_spaces, example.as_bytes(), r.line) {
                                 stats.accepted += 1;
                             } else {
                                 stats.rejected += 1;
                             }
                         }
-                        super::map::RecordKey::Reject(reason) => {
+                        super::line::RecordKey::Reject(reason) => {
                             stats.rejected += 1;
                             rejects.push(Reject {
                                 file: batch.file,
                                 line: r.line,
-                                input: super::map::record_reject_text(
+                                input: super::line::record_reject_text(
                                     r,
                                     layout,
                                     cfg.max_line_bytes,
