@@ -13,13 +13,14 @@
 //!    `--split-spaces` line) and its key and example in the partition's
 //!    arena, so the batch can be dropped.
 //! 3. When the partitions would hold more than [`Config::memory`] bytes,
-//!    each partition's rows are appended to its own file in a temporary
+//!    each partition's rows are appended to its own files in a temporary
 //!    directory and the tables start empty again.
 //! 4. At the end, without a spill, all rows are sorted (by origin, key or
-//!    SURT) and written. After a spill, each partition is read back and
-//!    deduplicated alone (one partition's distinct keys must fit in memory:
-//!    1/64 of them), sorted and written as a sorted run; the runs are then
-//!    merged (a k-way merge) into the output. Both ways order rows by the
+//!    SURT) and written. After a spill, each of the 256 spill files (a
+//!    partition split by two more hash bits) is read back and deduplicated
+//!    alone (1/256 of the distinct keys must fit in memory, per worker),
+//!    sorted and written as a sorted run; the runs are then merged (a k-way
+//!    merge) into the output. Both ways order rows by the
 //!    same total order, so the output is byte-identical for every budget,
 //!    thread count, chunk size and input kind.
 
@@ -44,6 +45,18 @@ use crate::decode::Charset;
 const PART_BITS: u32 = 6;
 /// Number of hash partitions.
 pub const PARTS: usize = 1 << PART_BITS;
+
+/// Spill files per partition (by two more bits of the hash), so that the
+/// end of a spilled run holds 1/256 of the distinct keys at a time while
+/// the k-way merge stays within the usual limit of open files.
+const SPLIT: usize = 4;
+/// Spill files in all.
+const SPILL_FILES: usize = PARTS * SPLIT;
+
+#[inline]
+fn split_of(hash: u64) -> usize {
+    ((hash >> (40 + PART_BITS)) as usize) & (SPLIT - 1)
+}
 
 #[inline]
 fn part_of(hash: u64) -> usize {
@@ -141,7 +154,8 @@ pub struct Summary {
     pub spills: u64,
     /// Bytes written to spill files (partition runs and sorted runs).
     pub spilled_bytes: u64,
-    /// Partitions that had rows on disk.
+    /// Spill files (partitions split by two more hash bits, at most 256)
+    /// that had rows on disk.
     pub spilled_partitions: usize,
 }
 
@@ -447,22 +461,22 @@ fn key_batch(
                 let mut rejects = Vec::new();
                 for r in *recs {
                     stats.lines += 1;
-                    match super::map::record_key(r, layout, cfg.max_line_bytes, batch.charset, key)
+                    match super::line::record_key(r, layout, cfg.max_line_bytes, batch.charset, key)
                     {
-                        super::map::RecordKey::Blank => stats.blank += 1,
-                        super::map::RecordKey::Key { key: k, example } => {
+                        super::line::RecordKey::Blank => stats.blank += 1,
+                        super::line::RecordKey::Key { key: k, example } => {
                             if b.add(&k, cfg.split_spaces, example.as_bytes(), r.line) {
                                 stats.accepted += 1;
                             } else {
                                 stats.rejected += 1;
                             }
                         }
-                        super::map::RecordKey::Reject(reason) => {
+                        super::line::RecordKey::Reject(reason) => {
                             stats.rejected += 1;
                             rejects.push(Reject {
                                 file: batch.file,
                                 line: r.line,
-                                input: super::map::record_reject_text(
+                                input: super::line::record_reject_text(
                                     r,
                                     layout,
                                     cfg.max_line_bytes,
@@ -706,11 +720,11 @@ impl Drop for SpillDir {
 
 impl SpillDir {
     fn part_path(&self, p: usize) -> PathBuf {
-        self.dir.path().join(format!("part-{p:02}"))
+        self.dir.path().join(format!("part-{p:03}"))
     }
 
     fn sorted_path(&self, p: usize) -> PathBuf {
-        self.dir.path().join(format!("sorted-{p:02}"))
+        self.dir.path().join(format!("sorted-{p:03}"))
     }
 
     fn err(&self, e: &io::Error) -> Error {
@@ -778,42 +792,49 @@ impl Table {
             self.spill = Some(SpillDir {
                 dir,
                 bytes: 0,
-                parts: vec![false; PARTS],
+                parts: vec![false; SPILL_FILES],
             });
         }
         let Some(spill) = self.spill.as_mut() else {
             return Ok(());
         };
         let spill_ref = &*spill;
-        let written: Vec<Result<u64, Error>> = self
+        let written: Vec<Result<[u64; SPLIT], Error>> = self
             .parts
             .par_iter_mut()
             .enumerate()
             .map(|(p, part)| {
                 let part = std::mem::take(part);
+                let mut n = [0u64; SPLIT];
                 if part.rows.is_empty() {
-                    return Ok(0);
+                    return Ok(n);
                 }
-                let f = std::fs::OpenOptions::new()
-                    .create(true)
-                    .append(true)
-                    .open(spill_ref.part_path(p))
-                    .map_err(|e| spill_ref.err(&e))?;
-                let mut w = BufWriter::with_capacity(1 << 16, f);
-                let mut n = 0u64;
+                let mut writers = Vec::with_capacity(SPLIT);
+                for sub in 0..SPLIT {
+                    let f = std::fs::OpenOptions::new()
+                        .create(true)
+                        .append(true)
+                        .open(spill_ref.part_path(p * SPLIT + sub))
+                        .map_err(|e| spill_ref.err(&e))?;
+                    writers.push(BufWriter::with_capacity(1 << 16, f));
+                }
                 for r in &part.rows {
-                    n += write_spilled(&mut w, r, part.key(r), part.example(r))
+                    let sub = split_of(r.hash);
+                    n[sub] += write_spilled(&mut writers[sub], r, part.key(r), part.example(r))
                         .map_err(|e| spill_ref.err(&e))?;
                 }
-                w.flush().map_err(|e| spill_ref.err(&e))?;
+                for w in &mut writers {
+                    w.flush().map_err(|e| spill_ref.err(&e))?;
+                }
                 Ok(n)
             })
             .collect();
         for (p, w) in written.into_iter().enumerate() {
-            let n = w?;
-            if n > 0 {
-                spill.parts[p] = true;
-                spill.bytes += n;
+            for (sub, n) in w?.into_iter().enumerate() {
+                if n > 0 {
+                    spill.parts[p * SPLIT + sub] = true;
+                    spill.bytes += n;
+                }
             }
         }
         self.spills += 1;
@@ -839,7 +860,7 @@ impl Table {
         let (order, show_surt, spills) = (self.order, self.show_surt, self.spills);
         drop(self);
         // Each partition alone: read back, dedup, sort, write a sorted run.
-        let sorted: Vec<Result<u64, Error>> = (0..PARTS)
+        let sorted: Vec<Result<u64, Error>> = (0..SPILL_FILES)
             .into_par_iter()
             .map(|p| {
                 if !spill.parts[p] {
@@ -880,7 +901,7 @@ impl Table {
         }
         // k-way merge of the sorted runs.
         let mut runs = Vec::new();
-        for p in 0..PARTS {
+        for p in 0..SPILL_FILES {
             if spill.parts[p] {
                 let f = File::open(spill.sorted_path(p)).map_err(|e| spill.err(&e))?;
                 runs.push(BufReader::with_capacity(1 << 16, f));

@@ -10,6 +10,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
+use super::source::{Layout, Rec};
 use super::KeyFn;
 use crate::decode::Charset;
 
@@ -135,6 +136,81 @@ pub fn process_line<'a>(
             Err(r) => Outcome::Reject(r),
         },
     }
+}
+
+/// What became of one record.
+pub enum RecordKey<'a> {
+    Blank,
+    /// The key and the reference field as text (the `example`).
+    Key {
+        key: String,
+        example: Cow<'a, str>,
+    },
+    Reject(RejectReason),
+}
+
+/// The key of a CSV/TSV record: its reference field (and its base field),
+/// decoded from the charset and keyed.
+pub fn record_key<'a>(
+    r: &'a Rec,
+    layout: &Layout,
+    max_line: usize,
+    charset: Option<Charset>,
+    key: &KeyFn<'_>,
+) -> RecordKey<'a> {
+    let Some(field) = r.rec.get(layout.column) else {
+        return RecordKey::Reject(RejectReason::Other(format!(
+            "row has no column {}",
+            layout.column + 1
+        )));
+    };
+    // With a base, the empty reference is meaningful (the base document).
+    let empty_ref = field.is_empty() && layout.base_column.is_some();
+    if field.len() > max_line {
+        return RecordKey::Reject(RejectReason::TooLong { max: max_line });
+    }
+    if !empty_ref
+        && (is_blank(field)
+            || field
+                .iter()
+                .all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n')))
+    {
+        return RecordKey::Blank;
+    }
+    let s = match decode_text(field, charset) {
+        Ok(s) => s,
+        Err(e) => return RecordKey::Reject(e),
+    };
+    let base = match layout.base_column {
+        None => None,
+        Some(bc) => match r.rec.get(bc) {
+            None => {
+                return RecordKey::Reject(RejectReason::Other(format!(
+                    "invalid base: row has no column {}",
+                    bc + 1
+                )))
+            }
+            Some(b) => match decode_text(b, charset) {
+                Ok(b) => Some(b),
+                Err(e) => {
+                    return RecordKey::Reject(RejectReason::Other(format!("invalid base: {e}")))
+                }
+            },
+        },
+    };
+    match key_of(&s, base.as_deref(), key) {
+        Ok(k) => RecordKey::Key {
+            key: k.into_owned(),
+            example: s,
+        },
+        Err(e) => RecordKey::Reject(e),
+    }
+}
+
+/// The `input` of a rejected record: its reference field (lossy; an
+/// over-long one cut like lines).
+pub fn record_reject_text(r: &Rec, layout: &Layout, max_line: usize) -> String {
+    reject_input(r.rec.get(layout.column).unwrap_or(b""), max_line).into_owned()
 }
 
 /// The `input` column for a rejected line: lossy UTF-8; an over-long line

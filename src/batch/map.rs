@@ -11,15 +11,14 @@
 //! or, for CSV/TSV records, every input field unchanged followed by the key
 //! column and `error`, in the input's own delimiter.
 
-use std::borrow::Cow;
-
 use rayon::prelude::*;
 
-use super::line::{decode_text, is_blank, key_of, line_text, reject_input, strip_cr, Text};
+use super::line::{
+    key_of, line_text, record_key, record_reject_text, reject_input, strip_cr, RecordKey, Text,
+};
 use super::sink::{csv_u64, field_with};
 use super::source::{
     count_lines, for_each_batch, for_each_line, split_chunks, Batch, Format, Item, Layout, Opened,
-    Rec,
 };
 use super::{Error, KeyFn, Observer, Reject, RejectReason, Stats};
 use crate::decode::Charset;
@@ -233,81 +232,6 @@ fn map_chunk(
         rejects,
         stats,
     }
-}
-
-/// What became of one record.
-pub enum RecordKey<'a> {
-    Blank,
-    /// The key and the reference field as text (the `example`).
-    Key {
-        key: String,
-        example: Cow<'a, str>,
-    },
-    Reject(RejectReason),
-}
-
-/// The key of a CSV/TSV record: its reference field (and its base field),
-/// decoded from the charset and keyed.
-pub fn record_key<'a>(
-    r: &'a Rec,
-    layout: &Layout,
-    max_line: usize,
-    charset: Option<Charset>,
-    key: &KeyFn<'_>,
-) -> RecordKey<'a> {
-    let Some(field) = r.rec.get(layout.column) else {
-        return RecordKey::Reject(RejectReason::Other(format!(
-            "row has no column {}",
-            layout.column + 1
-        )));
-    };
-    // With a base, the empty reference is meaningful (the base document).
-    let empty_ref = field.is_empty() && layout.base_column.is_some();
-    if field.len() > max_line {
-        return RecordKey::Reject(RejectReason::TooLong { max: max_line });
-    }
-    if !empty_ref
-        && (is_blank(field)
-            || field
-                .iter()
-                .all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n')))
-    {
-        return RecordKey::Blank;
-    }
-    let s = match decode_text(field, charset) {
-        Ok(s) => s,
-        Err(e) => return RecordKey::Reject(e),
-    };
-    let base = match layout.base_column {
-        None => None,
-        Some(bc) => match r.rec.get(bc) {
-            None => {
-                return RecordKey::Reject(RejectReason::Other(format!(
-                    "invalid base: row has no column {}",
-                    bc + 1
-                )))
-            }
-            Some(b) => match decode_text(b, charset) {
-                Ok(b) => Some(b),
-                Err(e) => {
-                    return RecordKey::Reject(RejectReason::Other(format!("invalid base: {e}")))
-                }
-            },
-        },
-    };
-    match key_of(&s, base.as_deref(), key) {
-        Ok(k) => RecordKey::Key {
-            key: k.into_owned(),
-            example: s,
-        },
-        Err(e) => RecordKey::Reject(e),
-    }
-}
-
-/// The `input` of a rejected record: its reference field (lossy; an
-/// over-long one cut like lines).
-pub fn record_reject_text(r: &Rec, layout: &Layout, max_line: usize) -> String {
-    reject_input(r.rec.get(layout.column).unwrap_or(b""), max_line).into_owned()
 }
 
 fn map_records(
