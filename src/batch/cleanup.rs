@@ -10,14 +10,37 @@
 //! no handler: that is the embedding program's choice.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 static PATHS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
-/// Remember `path` (a file or a directory) until [`forget`].
+/// Set by [`remove_all`]: the run is being torn down.
+static STOPPING: AtomicBool = AtomicBool::new(false);
+
+/// Remember `path` (a file or a directory) until [`forget`]. After
+/// [`remove_all`] has started, the path is removed at once instead.
 pub fn register(path: &Path) {
     if let Ok(mut p) = PATHS.lock() {
+        if STOPPING.load(Ordering::SeqCst) {
+            drop(p);
+            remove(path);
+            return;
+        }
         p.push(path.to_path_buf());
+    }
+}
+
+/// True once [`remove_all`] has started: writers of temporary files stop.
+pub fn stopping() -> bool {
+    STOPPING.load(Ordering::SeqCst)
+}
+
+fn remove(p: &Path) {
+    if p.is_dir() {
+        let _ = std::fs::remove_dir_all(p);
+    } else {
+        let _ = std::fs::remove_file(p);
     }
 }
 
@@ -31,18 +54,23 @@ pub fn forget(path: &Path) {
 }
 
 /// Remove every registered path (for a signal handler; errors are ignored:
-/// there is nobody left to tell).
+/// there is nobody left to tell). Workers may still be creating files in a
+/// spill directory while it is removed, so a directory is removed until it
+/// stays gone (a few tries, a few milliseconds apart).
 pub fn remove_all() {
+    STOPPING.store(true, Ordering::SeqCst);
     let paths = match PATHS.lock() {
         Ok(mut p) => std::mem::take(&mut *p),
         Err(_) => return,
     };
-    for p in paths {
-        if p.is_dir() {
-            let _ = std::fs::remove_dir_all(&p);
-        } else {
-            let _ = std::fs::remove_file(&p);
+    for _ in 0..20 {
+        for p in &paths {
+            remove(p);
         }
+        if paths.iter().all(|p| !p.exists()) {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
     }
 }
 

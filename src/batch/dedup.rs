@@ -810,6 +810,9 @@ impl Table {
                     return Ok(n);
                 }
                 let mut writers = Vec::with_capacity(SPLIT);
+                if cleanup::stopping() {
+                    return Err(Error::msg("interrupted"));
+                }
                 for sub in 0..SPLIT {
                     let f = std::fs::OpenOptions::new()
                         .create(true)

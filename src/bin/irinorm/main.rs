@@ -27,6 +27,12 @@ fn main() -> ExitCode {
     let cli = cli::Cli::parse();
     match cmd::run(cli) {
         Ok(code) => ExitCode::from(code.clamp(0, 255) as u8),
+        // Interrupted: the handler is removing the temporary files and
+        // exits 130; a worker that noticed first must not exit 2.
+        Err(_) if irinorm::batch::cleanup::stopping() => {
+            irinorm::batch::cleanup::remove_all();
+            std::process::exit(130)
+        }
         Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
         Err(e) => {
             let _ = writeln!(
