@@ -302,11 +302,16 @@ pub fn parse(input: &str) -> Result<IriRef<'_>> {
     if b[i..].starts_with(b"//") {
         let start = i + 2;
         let mut end = start;
+        // The end of the authority and its first '@' (the userinfo's end).
+        let mut at = NONE as usize;
         while end < len && !matches!(b[end], b'/' | b'?' | b'#') {
+            if b[end] == b'@' && at == NONE as usize {
+                at = end;
+            }
             end += 1;
         }
         r.auth_start = start as u32;
-        parse_authority(input, start, end, &mut r)?;
+        parse_authority(input, start, at, end, &mut r)?;
         i = end;
     }
 
@@ -386,18 +391,19 @@ fn common(acc: u32, dirty: u32) -> u32 {
     f
 }
 
-/// `iauthority = [ iuserinfo "@" ] ihost [ ":" port ]` over `s[start..end]`.
-fn parse_authority(s: &str, start: usize, end: usize, r: &mut IriRef<'_>) -> Result<()> {
+/// `iauthority = [ iuserinfo "@" ] ihost [ ":" port ]` over `s[start..end]`;
+/// `at` is the position of the first `@` in it, `NONE` without one.
+fn parse_authority(s: &str, start: usize, at: usize, end: usize, r: &mut IriRef<'_>) -> Result<()> {
     let b = s.as_bytes();
     let mut host_start = start;
-    if let Some(at) = b[start..end].iter().position(|&c| c == b'@') {
-        let (stop, acc) = scan(s, start, start + at, chars::S_USERINFO)?;
-        if stop < start + at {
+    if at != NONE as usize {
+        let (stop, acc) = scan(s, start, at, chars::S_USERINFO)?;
+        if stop < at {
             return Err(Error::new(stop, char_error(s, stop, Component::Userinfo)));
         }
         r.flags |= common(acc, USERINFO_DIRTY);
-        r.userinfo_end = (start + at) as u32;
-        host_start = start + at + 1;
+        r.userinfo_end = at as u32;
+        host_start = at + 1;
     }
     let host_end;
     if b.get(host_start) == Some(&b'[') {
