@@ -125,14 +125,10 @@ pub const S_USERINFO: u16 = 1 << 3;
 pub const S_REG_NAME: u16 = 1 << 4;
 /// [`SCAN`] bit: `A`–`Z` (case normalization, §5.3.2.1).
 pub const S_UPPER: u16 = 1 << 5;
-/// [`SCAN`] bit: `.` (a path may have dot segments, §5.3.2.4).
-pub const S_DOT: u16 = 1 << 6;
 /// [`SCAN`] bit: `#` (allowed in `ifragment` by 3987bis, not by RFC 3986).
-pub const S_HASH: u16 = 1 << 7;
+pub const S_HASH: u16 = 1 << 6;
 /// [`SCAN`] bit: `-` (a host label may be an `xn--` A-label).
-pub const S_HYPHEN: u16 = 1 << 8;
-/// [`SCAN`] bit: `;` (path parameters, seen by the protocol rung).
-pub const S_SEMI: u16 = 1 << 9;
+pub const S_HYPHEN: u16 = 1 << 7;
 
 const fn build_scan() -> [u16; 256] {
     let t = build();
@@ -158,10 +154,8 @@ const fn build_scan() -> [u16; 256] {
         }
         match b as u8 {
             b'A'..=b'Z' => s |= S_UPPER,
-            b'.' => s |= S_DOT,
             b'#' => s |= S_HASH,
             b'-' => s |= S_HYPHEN,
-            b';' => s |= S_SEMI,
             _ => {}
         }
         out[b] = s;
@@ -173,8 +167,7 @@ const fn build_scan() -> [u16; 256] {
 /// The table of the single-pass parser ([`crate::iri::parse`]): for each
 /// byte, which component rules of 3987bis §2.2 admit it raw (`S_PATH` …
 /// `S_REG_NAME`, the same sets as [`PATH_OK`] … [`REG_NAME_OK`]) and the
-/// bytes the rungs want to know about (`S_UPPER`, `S_DOT`, `S_HASH`,
-/// `S_HYPHEN`, `S_SEMI`). 0 for `%`, bytes ≥ 0x80 and the ASCII characters
+/// bytes the rungs want to know about (`S_UPPER`, `S_HASH`, `S_HYPHEN`). 0 for `%`, bytes ≥ 0x80 and the ASCII characters
 /// no component admits.
 pub static SCAN: [u16; 256] = build_scan();
 
@@ -298,7 +291,6 @@ mod tests {
             assert_eq!(s & S_REG_NAME != 0, REG_NAME_OK[b] == 1, "{b}");
             assert_eq!(s & S_UPPER != 0, (b as u8).is_ascii_uppercase(), "{b}");
         }
-        assert_eq!(SCAN[b'.' as usize] & S_DOT, S_DOT);
         assert_eq!(SCAN[b'#' as usize], S_FRAGMENT | S_HASH);
         assert_eq!(SCAN[b'%' as usize], 0);
         assert_eq!(SCAN[0xC3], 0);

@@ -86,10 +86,6 @@ pub(crate) mod flags {
     pub const HOST_HYPHEN: u32 = 1 << 7;
     /// The path is dirty.
     pub const PATH_DIRTY: u32 = 1 << 8;
-    /// A `.` in the path (it may have dot segments).
-    pub const PATH_DOT: u32 = 1 << 9;
-    /// A `;` in the path.
-    pub const PATH_SEMI: u32 = 1 << 10;
     /// The query is dirty.
     pub const QUERY_DIRTY: u32 = 1 << 11;
     /// The fragment is dirty, or holds a `#` (which the URI form encodes).
@@ -301,23 +297,16 @@ pub fn parse(input: &str) -> Result<IriRef<'_>> {
     // "//" iauthority
     if b[i..].starts_with(b"//") {
         let start = i + 2;
-        let mut end = start;
-        // The end of the authority and its first '@' (the userinfo's end).
-        let mut at = NONE as usize;
-        while end < len && !matches!(b[end], b'/' | b'?' | b'#') {
-            if b[end] == b'@' && at == NONE as usize {
-                at = end;
-            }
-            end += 1;
+        if let Some(end) = plain_authority(input, start, &mut r) {
+            i = end;
+        } else {
+            i = authority(input, start, &mut r)?;
         }
-        r.auth_start = start as u32;
-        parse_authority(input, start, at, end, &mut r)?;
-        i = end;
     }
 
     // path, up to '?' or '#'
     r.path_start = i as u32;
-    let (path_end, acc) = scan(input, i, len, chars::S_PATH)?;
+    let (path_end, acc) = scan::<false>(input, i, len, chars::S_PATH)?;
     if path_end < len && !matches!(b[path_end], b'?' | b'#') {
         return Err(Error::new(
             path_end,
@@ -325,12 +314,6 @@ pub fn parse(input: &str) -> Result<IriRef<'_>> {
         ));
     }
     r.flags |= common(acc, PATH_DIRTY);
-    if acc & chars::S_DOT as u32 != 0 {
-        r.flags |= PATH_DOT;
-    }
-    if acc & chars::S_SEMI as u32 != 0 {
-        r.flags |= PATH_SEMI;
-    }
     if r.scheme_end == NONE && r.auth_start == NONE {
         // ipath-noscheme: the first segment may not contain ':' (RFC 3986 §4.2).
         if let Some(c) = b[i..path_end]
@@ -345,7 +328,7 @@ pub fn parse(input: &str) -> Result<IriRef<'_>> {
 
     if i < len && b[i] == b'?' {
         r.query_start = i as u32;
-        let (end, acc) = scan(input, i + 1, len, chars::S_QUERY)?;
+        let (end, acc) = scan::<false>(input, i + 1, len, chars::S_QUERY)?;
         if end < len && b[end] != b'#' {
             return Err(Error::new(end, char_error(input, end, Component::Query)));
         }
@@ -354,7 +337,7 @@ pub fn parse(input: &str) -> Result<IriRef<'_>> {
     }
     if i < len && b[i] == b'#' {
         r.fragment_start = i as u32;
-        let (end, acc) = scan(input, i + 1, len, chars::S_FRAGMENT)?;
+        let (end, acc) = scan::<true>(input, i + 1, len, chars::S_FRAGMENT)?;
         if end < len {
             return Err(Error::new(end, char_error(input, end, Component::Fragment)));
         }
@@ -364,6 +347,49 @@ pub fn parse(input: &str) -> Result<IriRef<'_>> {
         }
     }
     Ok(r)
+}
+
+/// The common authority, `reg-name [ ":" *DIGIT ]` with no userinfo and no
+/// IP literal, in one scan; `None` (having changed nothing) for anything
+/// else, which [`authority`] then parses in full. Returns the authority's
+/// end.
+#[inline(always)]
+fn plain_authority(s: &str, start: usize, r: &mut IriRef<'_>) -> Option<usize> {
+    let b = s.as_bytes();
+    let len = b.len();
+    let (host_end, acc) = scan::<true>(s, start, len, chars::S_REG_NAME).ok()?;
+    let mut end = host_end;
+    if end < len && b[end] == b':' {
+        end += 1;
+        while end < len && b[end].is_ascii_digit() {
+            end += 1;
+        }
+    }
+    if end < len && !matches!(b[end], b'/' | b'?' | b'#') {
+        return None;
+    }
+    r.auth_start = start as u32;
+    set_reg_name(s, start, host_end, acc, r);
+    r.host_end = host_end as u32;
+    Some(end)
+}
+
+/// Any `iauthority` from `s[start..]` (after `//`); returns its end.
+fn authority(s: &str, start: usize, r: &mut IriRef<'_>) -> Result<usize> {
+    let b = s.as_bytes();
+    let len = b.len();
+    let mut end = start;
+    // The end of the authority and its first '@' (the userinfo's end).
+    let mut at = NONE as usize;
+    while end < len && !matches!(b[end], b'/' | b'?' | b'#') {
+        if b[end] == b'@' && at == NONE as usize {
+            at = end;
+        }
+        end += 1;
+    }
+    r.auth_start = start as u32;
+    parse_authority(s, start, at, end, r)?;
+    Ok(end)
 }
 
 /// [`scan`] saw a `%`.
@@ -397,7 +423,7 @@ fn parse_authority(s: &str, start: usize, at: usize, end: usize, r: &mut IriRef<
     let b = s.as_bytes();
     let mut host_start = start;
     if at != NONE as usize {
-        let (stop, acc) = scan(s, start, at, chars::S_USERINFO)?;
+        let (stop, acc) = scan::<false>(s, start, at, chars::S_USERINFO)?;
         if stop < at {
             return Err(Error::new(stop, char_error(s, stop, Component::Userinfo)));
         }
@@ -433,34 +459,12 @@ fn parse_authority(s: &str, start: usize, at: usize, end: usize, r: &mut IriRef<
         }
     } else {
         // The host ends at the first ':' (the port) or at the end.
-        let (stop, acc) = scan(s, host_start, end, chars::S_REG_NAME)?;
+        let (stop, acc) = scan::<true>(s, host_start, end, chars::S_REG_NAME)?;
         if stop < end && b[stop] != b':' {
             return Err(Error::new(stop, char_error(s, stop, Component::Host)));
         }
         host_end = stop;
-        r.flags |= common(acc, 0);
-        if acc & A_PCT != 0 {
-            r.flags |= HOST_PCT;
-        }
-        if acc & A_NON_ASCII != 0 {
-            r.flags |= HOST_NON_ASCII;
-        }
-        if acc & chars::S_UPPER as u32 != 0 {
-            r.flags |= HOST_UPPER;
-        }
-        if acc & chars::S_HYPHEN as u32 != 0 {
-            r.flags |= HOST_HYPHEN;
-        }
-        let host = &b[host_start..host_end];
-        r.host_kind = Some(
-            if host.first().is_some_and(u8::is_ascii_digit)
-                && host::is_ipv4address(&s[host_start..host_end])
-            {
-                HostKind::Ipv4
-            } else {
-                HostKind::RegName
-            },
-        );
+        set_reg_name(s, host_start, host_end, acc, r);
     }
     r.host_end = host_end as u32;
     if host_end < end {
@@ -475,6 +479,32 @@ fn parse_authority(s: &str, start: usize, at: usize, end: usize, r: &mut IriRef<
     Ok(())
 }
 
+/// The host `s[start..end]` is not an IP literal: record its kind and flags.
+#[inline(always)]
+fn set_reg_name(s: &str, start: usize, end: usize, acc: u32, r: &mut IriRef<'_>) {
+    r.flags |= common(acc, 0);
+    if acc & A_PCT != 0 {
+        r.flags |= HOST_PCT;
+    }
+    if acc & A_NON_ASCII != 0 {
+        r.flags |= HOST_NON_ASCII;
+    }
+    if acc & chars::S_UPPER as u32 != 0 {
+        r.flags |= HOST_UPPER;
+    }
+    if acc & chars::S_HYPHEN as u32 != 0 {
+        r.flags |= HOST_HYPHEN;
+    }
+    let host = &s[start..end];
+    r.host_kind = Some(
+        if host.as_bytes().first().is_some_and(u8::is_ascii_digit) && host::is_ipv4address(host) {
+            HostKind::Ipv4
+        } else {
+            HostKind::RegName
+        },
+    );
+}
+
 /// Scan `s[start..end]` for as long as the bytes belong to a component: ASCII
 /// bytes whose [`chars::SCAN`] entry has the bit `ok`, valid `pct-encoded`
 /// triplets, and non-ASCII characters that are `ucschar` (or `iprivate` in
@@ -483,8 +513,12 @@ fn parse_authority(s: &str, start: usize, at: usize, end: usize, r: &mut IriRef<
 /// caller's delimiter, or an error the caller reports) and what it saw (the
 /// OR of the table entries, plus `A_PCT`, `A_DIRTY`, `A_NON_ASCII`).
 /// A bad `%` or non-ASCII character is an error here.
+///
+/// Only with `ACC` (host, fragment) are the table entries of plain bytes
+/// OR-ed into the result: path, query and userinfo need no bit of them, and
+/// the eight ORs per block cost as much as the check itself.
 #[inline(always)]
-fn scan(s: &str, start: usize, end: usize, ok: u16) -> Result<(usize, u32)> {
+fn scan<const ACC: bool>(s: &str, start: usize, end: usize, ok: u16) -> Result<(usize, u32)> {
     let b = s.as_bytes();
     let t = &chars::SCAN;
     let mut acc: u32 = 0;
@@ -507,7 +541,9 @@ fn scan(s: &str, start: usize, end: usize, ok: u16) -> Result<(usize, u32)> {
             if all & ok == 0 {
                 break;
             }
-            acc |= (c[0] | c[1] | c[2] | c[3] | c[4] | c[5] | c[6] | c[7]) as u32;
+            if ACC {
+                acc |= (c[0] | c[1] | c[2] | c[3] | c[4] | c[5] | c[6] | c[7]) as u32;
+            }
             i += 8;
         }
         if i >= end {
@@ -516,7 +552,9 @@ fn scan(s: &str, start: usize, end: usize, ok: u16) -> Result<(usize, u32)> {
         let c = b[i];
         let cls = t[c as usize];
         if cls & ok != 0 {
-            acc |= cls as u32;
+            if ACC {
+                acc |= cls as u32;
+            }
             i += 1;
         } else if c == b'%' {
             match (b.get(i + 1), b.get(i + 2)) {

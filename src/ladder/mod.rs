@@ -313,10 +313,8 @@ fn canonical<'a>(r: &IriRef<'a>, level: Level, nfc: bool) -> Result<Cow<'a, str>
     let mut path = norm(raw_path, flags::PATH_DIRTY, false);
     // §5.3.2.4: only hierarchical (absolute) paths; a rootless path such as
     // `urn:a/../b` or a relative `../x` is opaque here (removing its dot
-    // segments would change what it means). A dot comes from the text or
-    // from decoding `%2E`.
-    let may_have_dots = f & flags::PATH_DOT != 0 || matches!(path, Cow::Owned(_));
-    if may_have_dots && path.starts_with('/') && has_dot_segments(&path) {
+    // segments would change what it means).
+    if path.starts_with('/') && has_dot_segments(&path) {
         path = Cow::Owned(remove_dot_segments(&path));
     }
     if r.authority().is_none() && path.starts_with("//") {
