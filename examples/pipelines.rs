@@ -12,6 +12,8 @@
 //! * `keys_only` — `Normalizer::key`, keys dropped (what `normalize` computes);
 //! * `protocol` — as `keys` at the protocol rung (default rules);
 //! * `naive` — the raw lines into a `HashSet<&[u8]>`, no normalization;
+//! * `keys_fold`, `naive_fold` — `keys` and `naive` with `foldhash` instead
+//!   of std's SipHash (what a dedup engine would use);
 //! * `ada` — `ada_url::Url::parse` → `href()` → `HashSet<String>`;
 //! * `ada_href` — `ada_url::Url::parse` → `href()`, no set;
 //! * `url` — `url::Url::parse` → `String` → `HashSet<String>`.
@@ -26,6 +28,8 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use irinorm::{Level, Normalizer, Options};
+
+type Fold = foldhash::fast::RandomState;
 
 #[inline(never)]
 fn run(pipeline: &str, lines: &[&str]) -> (usize, usize) {
@@ -66,6 +70,22 @@ fn run(pipeline: &str, lines: &[&str]) -> (usize, usize) {
         "naive" => {
             let set: HashSet<&[u8]> = lines.iter().map(|l| l.as_bytes()).collect();
             (set.len(), 0)
+        }
+        "naive_fold" => {
+            let set: HashSet<&[u8], Fold> = lines.iter().map(|l| l.as_bytes()).collect();
+            (set.len(), 0)
+        }
+        "keys_fold" => {
+            let mut set: HashSet<Cow<str>, Fold> = HashSet::default();
+            for &l in lines {
+                match scheme.key(l) {
+                    Ok(k) => {
+                        set.insert(k);
+                    }
+                    Err(_) => errors += 1,
+                }
+            }
+            (set.len(), errors)
         }
         "ada" => {
             let mut set: HashSet<String> = HashSet::new();
