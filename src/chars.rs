@@ -167,8 +167,8 @@ const fn build_scan() -> [u16; 256] {
 /// The table of the single-pass parser ([`crate::iri::parse`]): for each
 /// byte, which component rules of 3987bis §2.2 admit it raw (`S_PATH` …
 /// `S_REG_NAME`, the same sets as [`PATH_OK`] … [`REG_NAME_OK`]) and the
-/// bytes the rungs want to know about (`S_UPPER`, `S_HASH`, `S_HYPHEN`). 0 for `%`, bytes ≥ 0x80 and the ASCII characters
-/// no component admits.
+/// bytes the rungs want to know about (`S_UPPER`, `S_HASH`, `S_HYPHEN`).
+/// 0 for `%`, bytes ≥ 0x80 and the ASCII characters no component admits.
 pub static SCAN: [u16; 256] = build_scan();
 
 /// True when byte `b` belongs to at least one of the classes in `mask`.

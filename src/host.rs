@@ -515,8 +515,11 @@ mod memo {
     /// `Ok(None)`: ToASCII leaves the host as it is.
     type Answer = Result<Option<Box<str>>, IdnaError>;
 
+    /// One slot: the host and what ToASCII made of it.
+    type Entry = Option<(Box<str>, Answer)>;
+
     thread_local! {
-        static MEMO: RefCell<Vec<Option<(Box<str>, Answer)>>> = RefCell::new(vec![None; SLOTS]);
+        static MEMO: RefCell<Vec<Entry>> = RefCell::new(vec![None; SLOTS]);
     }
 
     /// FNV-1a, folded to a slot.
