@@ -239,7 +239,7 @@ impl<'a> IriRef<'a> {
 /// One left-to-right pass: each component is validated by the loop that
 /// finds its end (a byte its rule does not admit raw stops the loop and is
 /// either the next delimiter or an error), eight bytes per branch through
-/// [`chars::SCAN`], and the loop records the [`flags`] the rungs need. No
+/// [`chars::SCAN`], and the loop records the flags the rungs need. No
 /// byte of the path, query or fragment is looked at twice.
 ///
 /// ```
