@@ -19,6 +19,8 @@
 //! hasher for everyone, fresh set per iteration):
 //! * `url_pipeline` — `url::Url::parse` → `String::from(url)` → `HashSet<String>`;
 //! * `ada_pipeline` — `ada_url::Url::parse(line, None)` → `href()` → `HashSet<String>`;
+//! * `naive_hashset` — the raw lines into a `HashSet<&[u8]>`: a careless dedup
+//!   that normalizes nothing (issue 9: normalizing must cost less than this);
 //! * `irinorm_keys_t1` — `Normalizer::key` (scheme rung, URI form) →
 //!   `HashSet<Cow<str>>` (borrowed keys stay borrowed). Only when the core is
 //!   implemented: a probe call runs under `catch_unwind` and the irinorm
@@ -156,6 +158,12 @@ fn ada_pipeline(lines: &[&str]) -> (usize, usize) {
     (set.len(), errors)
 }
 
+/// The raw bytes of each line, no parsing, no normalization.
+fn naive_hashset(lines: &[&str]) -> (usize, usize) {
+    let set: HashSet<&[u8]> = lines.iter().map(|l| l.as_bytes()).collect();
+    (set.len(), 0)
+}
+
 fn irinorm_keys<'a>(n: &Normalizer, lines: &[&'a str]) -> (usize, usize) {
     let mut set: HashSet<Cow<'a, str>> = HashSet::new();
     let mut errors = 0;
@@ -195,9 +203,10 @@ fn bench_corpus(c: &mut Criterion, corpus: &Corpus, irinorm: bool) {
     // One untimed pass each: what every pipeline thinks of the corpus.
     let (u_d, u_e) = url_pipeline(lines);
     let (a_d, a_e) = ada_pipeline(lines);
+    let (n_d, _) = naive_hashset(lines);
     eprintln!(
         "[throughput] {}: {} lines, {:.2} MB | url: {u_d} distinct, {u_e} errors | \
-         ada: {a_d} distinct, {a_e} errors",
+         ada: {a_d} distinct, {a_e} errors | naive: {n_d} distinct",
         corpus.name,
         lines.len(),
         mb
@@ -222,6 +231,9 @@ fn bench_corpus(c: &mut Criterion, corpus: &Corpus, irinorm: bool) {
     });
     g.bench_function("ada_pipeline", |b| {
         b.iter(|| ada_pipeline(black_box(lines)))
+    });
+    g.bench_function("naive_hashset", |b| {
+        b.iter(|| naive_hashset(black_box(lines)))
     });
     if irinorm {
         g.bench_function("irinorm_keys_t1", |b| {

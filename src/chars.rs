@@ -113,6 +113,64 @@ pub static USERINFO_OK: [u8; 256] = allowed(USERINFO);
 /// See [`PATH_OK`]: `ireg-name`.
 pub static REG_NAME_OK: [u8; 256] = allowed(REG_NAME);
 
+/// [`SCAN`] bit: the byte stands raw in `ipath` (`ipchar / "/"`).
+pub const S_PATH: u16 = 1 << 0;
+/// [`SCAN`] bit: the byte stands raw in `iquery` (`ipchar / "/" / "?"`).
+pub const S_QUERY: u16 = 1 << 1;
+/// [`SCAN`] bit: the byte stands raw in `ifragment` (`ipchar / "/" / "?" / "#"`).
+pub const S_FRAGMENT: u16 = 1 << 2;
+/// [`SCAN`] bit: the byte stands raw in `iuserinfo` (`iunreserved / sub-delims / ":"`).
+pub const S_USERINFO: u16 = 1 << 3;
+/// [`SCAN`] bit: the byte stands raw in `ireg-name` (`iunreserved / sub-delims`).
+pub const S_REG_NAME: u16 = 1 << 4;
+/// [`SCAN`] bit: `A`–`Z` (case normalization, §5.3.2.1).
+pub const S_UPPER: u16 = 1 << 5;
+/// [`SCAN`] bit: `#` (allowed in `ifragment` by 3987bis, not by RFC 3986).
+pub const S_HASH: u16 = 1 << 6;
+/// [`SCAN`] bit: `-` (a host label may be an `xn--` A-label).
+pub const S_HYPHEN: u16 = 1 << 7;
+
+const fn build_scan() -> [u16; 256] {
+    let t = build();
+    let mut out = [0u16; 256];
+    let mut b = 0;
+    while b < 256 {
+        let f = t[b];
+        let mut s = 0;
+        if f & PATH != 0 {
+            s |= S_PATH;
+        }
+        if f & QUERY != 0 {
+            s |= S_QUERY;
+        }
+        if f & FRAGMENT != 0 {
+            s |= S_FRAGMENT;
+        }
+        if f & USERINFO != 0 {
+            s |= S_USERINFO;
+        }
+        if f & REG_NAME != 0 {
+            s |= S_REG_NAME;
+        }
+        match b as u8 {
+            b'A'..=b'Z' => s |= S_UPPER,
+            b'#' => s |= S_HASH,
+            b'-' => s |= S_HYPHEN,
+            _ => {}
+        }
+        out[b] = s;
+        b += 1;
+    }
+    out
+}
+
+/// The table of the single-pass parser ([`crate::iri::parse`]): for each
+/// byte, which component rules of 3987bis §2.2 admit it raw (`S_PATH` …
+/// `S_REG_NAME`, the same sets as [`PATH_OK`] … [`REG_NAME_OK`]) and the
+/// bytes the rungs want to know about (`S_UPPER`, `S_HASH`, `S_HYPHEN`).
+/// 0 for `%`, bytes ≥ 0x80 and the ASCII characters no component admits.
+pub static SCAN: [u16; 256] = build_scan();
+
 /// True when byte `b` belongs to at least one of the classes in `mask`.
 #[inline(always)]
 pub fn is(b: u8, mask: u16) -> bool {
@@ -220,6 +278,22 @@ mod tests {
         assert!(is(b'?', QUERY) && !is(b'?', PATH));
         assert!(is(b'@', PATH) && !is(b'@', USERINFO));
         assert!(is(b':', USERINFO) && !is(b':', REG_NAME));
+    }
+
+    #[test]
+    fn scan_table_agrees_with_the_component_tables() {
+        for b in 0..256 {
+            let s = SCAN[b];
+            assert_eq!(s & S_PATH != 0, PATH_OK[b] == 1, "{b}");
+            assert_eq!(s & S_QUERY != 0, QUERY_OK[b] == 1, "{b}");
+            assert_eq!(s & S_FRAGMENT != 0, FRAGMENT_OK[b] == 1, "{b}");
+            assert_eq!(s & S_USERINFO != 0, USERINFO_OK[b] == 1, "{b}");
+            assert_eq!(s & S_REG_NAME != 0, REG_NAME_OK[b] == 1, "{b}");
+            assert_eq!(s & S_UPPER != 0, (b as u8).is_ascii_uppercase(), "{b}");
+        }
+        assert_eq!(SCAN[b'#' as usize], S_FRAGMENT | S_HASH);
+        assert_eq!(SCAN[b'%' as usize], 0);
+        assert_eq!(SCAN[0xC3], 0);
     }
 
     #[test]

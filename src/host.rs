@@ -492,7 +492,77 @@ pub fn domain_to_ascii(host: &str) -> Result<Cow<'_, str>, IdnaError> {
     if is_plain_lower_ascii(host) {
         return Ok(Cow::Borrowed(host));
     }
-    domain_to_ascii_slow(host)
+    memo::domain_to_ascii(host)
+}
+
+/// A per-thread memo of the IDNA path of [`domain_to_ascii`] (issue 9):
+/// crawl inputs repeat hosts heavily, so UTS #46 runs once per distinct
+/// host and thread, not once per line.
+///
+/// Direct-mapped and bounded: [`memo::SLOTS`] entries per thread, a host
+/// evicts whatever was in its slot. Each thread (each rayon worker) has
+/// its own, so there is no lock. Errors are remembered too. The test
+/// `memo_equals_the_uncached_path` checks that results do not depend on it.
+mod memo {
+    use super::*;
+    use std::cell::RefCell;
+
+    /// Entries per thread (a power of two).
+    pub(super) const SLOTS: usize = 1024;
+    /// Hosts longer than this are not remembered (keeps entries small).
+    const MAX_HOST: usize = 128;
+
+    /// `Ok(None)`: ToASCII leaves the host as it is.
+    type Answer = Result<Option<Box<str>>, IdnaError>;
+
+    /// One slot: the host and what ToASCII made of it.
+    type Entry = Option<(Box<str>, Answer)>;
+
+    thread_local! {
+        static MEMO: RefCell<Vec<Entry>> = RefCell::new(vec![None; SLOTS]);
+    }
+
+    /// FNV-1a, folded to a slot.
+    fn slot(host: &str) -> usize {
+        let mut h: u32 = 0x811c_9dc5;
+        for &b in host.as_bytes() {
+            h = (h ^ u32::from(b)).wrapping_mul(0x0100_0193);
+        }
+        (h ^ (h >> 16)) as usize & (SLOTS - 1)
+    }
+
+    fn answer<'h>(host: &'h str, a: &Answer) -> Result<Cow<'h, str>, IdnaError> {
+        match a {
+            Ok(None) => Ok(Cow::Borrowed(host)),
+            Ok(Some(s)) => Ok(Cow::Owned(String::from(&**s))),
+            Err(e) => Err(e.clone()),
+        }
+    }
+
+    pub(super) fn domain_to_ascii(host: &str) -> Result<Cow<'_, str>, IdnaError> {
+        if host.len() > MAX_HOST {
+            return domain_to_ascii_slow(host);
+        }
+        let k = slot(host);
+        let hit = MEMO.with(|m| {
+            let m = m.borrow();
+            match &m[k] {
+                Some((h, a)) if **h == *host => Some(answer(host, a)),
+                _ => None,
+            }
+        });
+        if let Some(hit) = hit {
+            return hit;
+        }
+        let out = domain_to_ascii_slow(host);
+        let a: Answer = match &out {
+            Ok(Cow::Borrowed(_)) => Ok(None),
+            Ok(Cow::Owned(s)) => Ok(Some(s.as_str().into())),
+            Err(e) => Err(e.clone()),
+        };
+        MEMO.with(|m| m.borrow_mut()[k] = Some((host.into(), a)));
+        out
+    }
 }
 
 #[cold]
@@ -696,6 +766,41 @@ fn label_to_unicode(label: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn memo_equals_the_uncached_path() {
+        // More distinct hosts than slots (evictions), each asked several
+        // times, in an order that mixes repeats with new hosts; errors too.
+        let mut hosts: Vec<String> = Vec::new();
+        for i in 0..3 * memo::SLOTS {
+            hosts.push(match i % 6 {
+                0 => format!("M\u{00dc}NCHEN{i}.de"),
+                1 => format!("xn--mnchen-3ya.Ex{i}.com"),
+                2 => format!("caf%C3%A9{i}.example"),
+                3 => format!("bad%FF{i}.example"),
+                4 => format!("\u{FFFD}{i}.example"),
+                _ => format!("Example{i}.COM"),
+            });
+        }
+        for round in 0..3 {
+            for (i, h) in hosts.iter().enumerate() {
+                if (i + round) % 3 == 0 {
+                    continue;
+                }
+                assert_eq!(domain_to_ascii(h), domain_to_ascii_slow(h), "{h}");
+                let again = domain_to_ascii(h);
+                assert_eq!(again, domain_to_ascii_slow(h), "{h}");
+                // Borrowed exactly when the uncached path borrows.
+                assert_eq!(
+                    matches!(again, Ok(Cow::Borrowed(_))),
+                    matches!(domain_to_ascii_slow(h), Ok(Cow::Borrowed(_))),
+                    "{h}"
+                );
+            }
+        }
+        let long = format!("{}.De", "\u{00e9}".repeat(100));
+        assert_eq!(domain_to_ascii(&long), domain_to_ascii_slow(&long));
+    }
 
     // ---- IPv4 -------------------------------------------------------------
 

@@ -18,7 +18,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::iri::{parse, HostKind, IriRef};
+use crate::iri::{flags, parse, HostKind, IriRef};
 use crate::resolve::{has_dot_segments, remove_dot_segments, resolve};
 use syntax::{lower, norm_pct, norm_reg_name, Out};
 
@@ -209,9 +209,16 @@ impl Normalizer {
 /// the components, copying nothing while the text is already canonical.
 fn canonical<'a>(r: &IriRef<'a>, level: Level, nfc: bool) -> Result<Cow<'a, str>> {
     let s = r.as_str();
+    let f = r.flags();
     let mut out = Out::new(s);
     let at_scheme = level >= Level::Scheme;
-    let scheme = r.scheme().map(lower);
+    let scheme = r.scheme().map(|raw| {
+        if f & flags::SCHEME_UPPER != 0 {
+            Cow::Owned(raw.to_ascii_lowercase())
+        } else {
+            Cow::Borrowed(raw)
+        }
+    });
     if let (Some(raw), Some(lowered)) = (r.scheme(), &scheme) {
         out.emit(raw.len(), lowered);
     }
@@ -230,17 +237,17 @@ fn canonical<'a>(r: &IriRef<'a>, level: Level, nfc: bool) -> Result<Cow<'a, str>
             return Err(Error::new(0, ErrorKind::HostRequired { scheme }));
         }
     }
-    // Without '%' and non-ASCII, percent-encoding normalization has nothing
-    // to do (but for '#' in a fragment, which `norm_pct` still checks).
-    let plain = !nfc && r.is_ascii() && !r.has_pct();
-    let norm = |c: &'a str, hash: bool| -> Cow<'a, str> {
-        if plain && !hash {
-            Cow::Borrowed(c)
-        } else if nfc {
+    // Percent-encoding normalization of a component the scan found clean
+    // (no '%' to fix, no non-ASCII, no '#' in the fragment) has nothing to
+    // do: `norm_pct` would return it borrowed.
+    let norm = |c: &'a str, dirty: u32, hash: bool| -> Cow<'a, str> {
+        if nfc {
             match syntax::nfc(c) {
                 Cow::Borrowed(c) => norm_pct(c, hash),
                 Cow::Owned(c) => Cow::Owned(norm_pct(&c, hash).into_owned()),
             }
+        } else if f & dirty == 0 {
+            Cow::Borrowed(c)
         } else {
             norm_pct(c, hash)
         }
@@ -251,15 +258,28 @@ fn canonical<'a>(r: &IriRef<'a>, level: Level, nfc: bool) -> Result<Cow<'a, str>
         if let Some(ui) = r.userinfo() {
             let start = offset(ui);
             out.keep(start);
-            out.emit(start + ui.len(), &norm(ui, false));
+            out.emit(start + ui.len(), &norm(ui, flags::USERINFO_DIRTY, false));
         }
         out.keep(hs);
         let host = &s[hs..he];
         match kind {
             HostKind::RegName => {
-                let h = norm_reg_name(host);
+                // Lowercase ASCII without '%': syntax normalization keeps it,
+                // and without a '-' it holds no A-label, so ToASCII keeps it.
+                let lower_ascii =
+                    f & (flags::HOST_UPPER | flags::HOST_PCT | flags::HOST_NON_ASCII) == 0;
+                let h = if lower_ascii {
+                    Cow::Borrowed(host)
+                } else {
+                    norm_reg_name(host)
+                };
                 if dns {
-                    let a = crate::host::domain_to_ascii(&h)
+                    let a = if lower_ascii && f & flags::HOST_HYPHEN == 0 {
+                        Ok(Cow::Borrowed(&*h))
+                    } else {
+                        crate::host::domain_to_ascii(&h)
+                    };
+                    let a = a
                         .and_then(|a| crate::host::verify_dns_length(&a).map(|()| a))
                         .map_err(|e| Error::new(hs, ErrorKind::Idna(e.0)))?;
                     if let (Some(scheme), true) = (host_required, a.is_empty()) {
@@ -290,7 +310,7 @@ fn canonical<'a>(r: &IriRef<'a>, level: Level, nfc: bool) -> Result<Cow<'a, str>
     let (ps, pe) = r.path_range();
     out.keep(ps);
     let raw_path = r.path();
-    let mut path = norm(raw_path, false);
+    let mut path = norm(raw_path, flags::PATH_DIRTY, false);
     // §5.3.2.4: only hierarchical (absolute) paths; a rootless path such as
     // `urn:a/../b` or a relative `../x` is opaque here (removing its dot
     // segments would change what it means).
@@ -314,12 +334,12 @@ fn canonical<'a>(r: &IriRef<'a>, level: Level, nfc: bool) -> Result<Cow<'a, str>
     if let Some(q) = r.query() {
         let start = offset(q);
         out.keep(start);
-        out.emit(start + q.len(), &norm(q, false));
+        out.emit(start + q.len(), &norm(q, flags::QUERY_DIRTY, false));
     }
-    if let Some(f) = r.fragment() {
-        let start = offset(f);
+    if let Some(frag) = r.fragment() {
+        let start = offset(frag);
         out.keep(start);
-        out.emit(start + f.len(), &norm(f, true));
+        out.emit(start + frag.len(), &norm(frag, flags::FRAGMENT_DIRTY, true));
     }
     Ok(out.finish())
 }
@@ -568,5 +588,23 @@ mod tests {
             lowest_equal_level("http://a/x", "http://a/y").unwrap(),
             None
         );
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(20_000))]
+        /// The rungs skip what the scan's flags call clean: the keys are the
+        /// same as when every component is looked at.
+        #[test]
+        fn flags_only_skip_what_would_not_change(
+            s in "(HTTP|http|https|Foo|ftp|mailto):(//([a-zA-Z0-9.:@%-]|é|xn--){0,10})?([a-zA-Z0-9/?#.%~;-]|%[0-9a-fA-F]{2}|é|\u{E000}){0,16}",
+            level in proptest::sample::select(vec![Level::Syntax, Level::Scheme]),
+            nfc in proptest::bool::ANY,
+        ) {
+            if let Ok(r) = parse(&s) {
+                let fast = canonical(&r, level, nfc).map_err(|e| e.to_string());
+                let full = canonical(&r.with_all_flags(), level, nfc).map_err(|e| e.to_string());
+                proptest::prop_assert_eq!(fast, full, "{}", s);
+            }
+        }
     }
 }

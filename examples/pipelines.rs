@@ -1,0 +1,160 @@
+//! One pipeline of `benches/throughput.rs` on one file, for profilers
+//! (`perf record`, `valgrind --tool=callgrind`) and quick timings.
+//!
+//! ```text
+//! cargo build --release --example pipelines
+//! target/release/examples/pipelines PIPELINE FILE [LINES] [REPEAT]
+//! valgrind --tool=callgrind target/release/examples/pipelines keys FILE 100000 1
+//! ```
+//!
+//! `PIPELINE` is one of
+//! * `keys` — `Normalizer::key` (scheme rung, URI form) → `HashSet<Cow<str>>`;
+//! * `keys_only` — `Normalizer::key`, keys dropped (what `normalize` computes);
+//! * `protocol` — as `keys` at the protocol rung (default rules);
+//! * `naive` — the raw lines into a `HashSet<&[u8]>`, no normalization;
+//! * `keys_fold`, `naive_fold` — `keys` and `naive` with `foldhash` instead
+//!   of std's SipHash (what a dedup engine would use);
+//! * `ada` — `ada_url::Url::parse` → `href()` → `HashSet<String>`;
+//! * `ada_href` — `ada_url::Url::parse` → `href()`, no set;
+//! * `url` — `url::Url::parse` → `String` → `HashSet<String>`.
+//!
+//! The first `LINES` lines (default all) are read, split at `\n`, and the
+//! pipeline runs `REPEAT` times (default 5); the best run is printed as
+//! ns/line and MB/s (MB = 10^6 bytes of the lines plus their newlines).
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::hint::black_box;
+use std::time::Instant;
+
+use irinorm::{Level, Normalizer, Options};
+
+type Fold = foldhash::fast::RandomState;
+
+#[inline(never)]
+fn run(pipeline: &str, lines: &[&str]) -> (usize, usize) {
+    let scheme = Normalizer::new(Options::default());
+    let protocol = Normalizer::new(Options {
+        level: Level::Protocol,
+        ..Options::default()
+    });
+    let mut errors = 0;
+    match pipeline {
+        "keys" | "protocol" => {
+            let n = if pipeline == "keys" {
+                &scheme
+            } else {
+                &protocol
+            };
+            let mut set: HashSet<Cow<str>> = HashSet::new();
+            for &l in lines {
+                match n.key(l) {
+                    Ok(k) => {
+                        set.insert(k);
+                    }
+                    Err(_) => errors += 1,
+                }
+            }
+            (set.len(), errors)
+        }
+        "keys_only" => {
+            let mut bytes = 0;
+            for &l in lines {
+                match scheme.key(l) {
+                    Ok(k) => bytes += black_box(k).len(),
+                    Err(_) => errors += 1,
+                }
+            }
+            (bytes, errors)
+        }
+        "naive" => {
+            let set: HashSet<&[u8]> = lines.iter().map(|l| l.as_bytes()).collect();
+            (set.len(), 0)
+        }
+        "naive_fold" => {
+            let set: HashSet<&[u8], Fold> = lines.iter().map(|l| l.as_bytes()).collect();
+            (set.len(), 0)
+        }
+        "keys_fold" => {
+            let mut set: HashSet<Cow<str>, Fold> = HashSet::default();
+            for &l in lines {
+                match scheme.key(l) {
+                    Ok(k) => {
+                        set.insert(k);
+                    }
+                    Err(_) => errors += 1,
+                }
+            }
+            (set.len(), errors)
+        }
+        "ada" => {
+            let mut set: HashSet<String> = HashSet::new();
+            for &l in lines {
+                match ada_url::Url::parse(l, None) {
+                    Ok(u) => {
+                        set.insert(u.href().to_owned());
+                    }
+                    Err(_) => errors += 1,
+                }
+            }
+            (set.len(), errors)
+        }
+        "ada_href" => {
+            let mut bytes = 0;
+            for &l in lines {
+                match ada_url::Url::parse(l, None) {
+                    Ok(u) => bytes += black_box(u.href()).len(),
+                    Err(_) => errors += 1,
+                }
+            }
+            (bytes, errors)
+        }
+        "url" => {
+            let mut set: HashSet<String> = HashSet::new();
+            for &l in lines {
+                match url::Url::parse(l) {
+                    Ok(u) => {
+                        set.insert(String::from(u));
+                    }
+                    Err(_) => errors += 1,
+                }
+            }
+            (set.len(), errors)
+        }
+        other => panic!("unknown pipeline {other:?}"),
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [pipeline, file, rest @ ..] = &args[..] else {
+        eprintln!("usage: pipelines PIPELINE FILE [LINES] [REPEAT]");
+        std::process::exit(2);
+    };
+    let max: usize = rest.first().map_or(usize::MAX, |s| s.parse().unwrap());
+    let repeat: usize = rest.get(1).map_or(5, |s| s.parse().unwrap());
+    let raw = std::fs::read(file).expect("read FILE");
+    let text = String::from_utf8_lossy(&raw);
+    let text = text.strip_prefix('\u{FEFF}').unwrap_or(&text);
+    let lines: Vec<&str> = text
+        .split('\n')
+        .filter(|l| !l.is_empty())
+        .take(max)
+        .collect();
+    let bytes: usize = lines.iter().map(|l| l.len() + 1).sum();
+    let mut best = f64::INFINITY;
+    let mut out = (0, 0);
+    for _ in 0..repeat {
+        let t = Instant::now();
+        out = run(pipeline, black_box(&lines));
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    println!(
+        "{pipeline} {file}: {} lines, {:.1} ns/line, {:.1} MB/s, result {} errors {}",
+        lines.len(),
+        best * 1e9 / lines.len() as f64,
+        bytes as f64 / 1e6 / best,
+        out.0,
+        out.1
+    );
+}
