@@ -59,6 +59,12 @@ pub fn forget(path: &Path) {
 /// stays gone (a few tries, a few milliseconds apart).
 pub fn remove_all() {
     STOPPING.store(true, Ordering::SeqCst);
+    remove_registered();
+}
+
+/// The removal part of [`remove_all`], without marking the process as
+/// stopping.
+fn remove_registered() {
     let paths = match PATHS.lock() {
         Ok(mut p) => std::mem::take(&mut *p),
         Err(_) => return,
@@ -91,7 +97,8 @@ mod tests {
         register(&b);
         register(&kept);
         forget(&kept);
-        remove_all();
+        // Not `remove_all`: other tests of this process go on.
+        remove_registered();
         assert!(!a.exists() && !b.exists() && kept.exists());
     }
 }
