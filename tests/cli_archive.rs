@@ -119,6 +119,34 @@ fn cdx_without_header_is_cdx11_and_a_header_may_reorder_fields() {
 }
 
 #[test]
+fn each_input_has_its_own_layout() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = write(dir.path(), "a.cdx", b" CDX b a\n2024 http://A.example/x\n");
+    let b = write(
+        dir.path(),
+        "b.cdx",
+        b"k 2024 http://a.example:80/x m 200 d - - 1 2 f\n",
+    );
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let rows = csv_rows(&ok(&run(&["dedup", "-q", a, b], b"")));
+    assert_eq!(rows.len(), 1);
+    assert_eq!((&rows[0][0], &rows[0][1]), ("http://a.example/x", "2"));
+    let out = ok(&run(&["normalize", "-q", a, b], b""));
+    assert_eq!(
+        out,
+        " CDX b a A\n2024 http://A.example/x http://a.example/x\n\
+         k 2024 http://a.example:80/x m 200 d - - 1 2 f http://a.example/x\n"
+    );
+    // learn reads stdin with a format.
+    let cdxj = std::fs::read(fixture("crawl.cdxj")).unwrap();
+    let r = ok(&run(
+        &["learn", "--digests", "-", "--input-format", "cdxj"],
+        &cdxj,
+    ));
+    assert!(r.contains("ignore-param,sid,3,0"), "{r}");
+}
+
+#[test]
 fn normalize_writes_each_record_with_its_key() {
     // CDX: a last field, header letter A, `-` for a rejected record.
     let out = ok(&run(&["normalize", "-q", &fixture("crawl.cdx")], b""));

@@ -110,7 +110,8 @@ pub struct LearnArgs {
 
     /// Captures with content digests: CDX (a ` CDX …` header names the
     /// fields, else CDX11), CDXJ, or CSV/TSV url,digest[,timestamp] (a first
-    /// row starting `url` is a header). gzip/zstd are decompressed.
+    /// row starting `url` is a header). gzip/zstd are decompressed; `-`
+    /// reads stdin (give --input-format).
     #[arg(long, value_name = "FILE", group = "evidence")]
     pub digests: Option<PathBuf>,
 

@@ -317,7 +317,7 @@ fn read_digests(
             ))
         })?,
     };
-    let input = Input::Path(path.to_path_buf());
+    let input = Input::parse(path);
     let opened = source::open_all(std::slice::from_ref(&input))?;
     let Some(opened) = opened.into_iter().next() else {
         return Err(CliError::msg("no input"));
