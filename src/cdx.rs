@@ -165,32 +165,48 @@ impl CdxLayout {
     }
 
     fn cdx<'a>(&self, line: &'a str) -> Result<Record<'a>, String> {
-        let fields: Vec<&str> = line.split(' ').collect();
-        if fields.len() != self.letters.len() {
+        // One pass over the fields, keeping only those read (no Vec per
+        // record: this runs once per line of a large index).
+        let wanted = [
+            self.url,
+            self.urlkey,
+            self.digest,
+            self.timestamp,
+            self.status,
+            self.redirect,
+        ];
+        let mut got: [Option<&str>; 6] = [None; 6];
+        let mut n = 0;
+        for (i, f) in line.split(' ').enumerate() {
+            for (w, g) in wanted.iter().zip(got.iter_mut()) {
+                if *w == Some(i) {
+                    *g = dash(f);
+                }
+            }
+            n = i + 1;
+        }
+        if n != self.letters.len() {
             return Err(format!(
-                "{} fields, the layout `{}` has {}",
-                fields.len(),
+                "{n} fields, the layout `{}` has {}",
                 self.letters.join(" "),
                 self.letters.len()
             ));
         }
-        let get = |i: Option<usize>| i.and_then(|i| dash(fields[i]));
-        let url = get(self.url).ok_or("no original URL (field 'a')")?;
-        let timestamp = get(self.timestamp);
+        let [url, urlkey, digest, timestamp, status, redirect] = got;
+        let url = url.ok_or("no original URL (field 'a')")?;
         if let Some(t) = timestamp {
             check_timestamp(t)?;
         }
-        let status = get(self.status);
         if let Some(s) = status {
             check_status(s)?;
         }
         Ok(Record {
             url: Cow::Borrowed(url),
-            urlkey: get(self.urlkey).map(Cow::Borrowed),
-            digest: get(self.digest).map(Cow::Borrowed),
+            urlkey: urlkey.map(Cow::Borrowed),
+            digest: digest.map(Cow::Borrowed),
             timestamp: timestamp.map(Cow::Borrowed),
             status: status.map(Cow::Borrowed),
-            redirect: get(self.redirect).map(Cow::Borrowed),
+            redirect: redirect.map(Cow::Borrowed),
         })
     }
 }

@@ -259,6 +259,43 @@ pub fn classify(from: &str, to: &str) -> (Change, PathKind, String) {
     other
 }
 
+/// Observations: host → family → (change, kind) → count.
+type Observations = BTreeMap<String, BTreeMap<u8, BTreeMap<(Change, PathKind), usize>>>;
+
+fn observe(obs: &mut Observations, host: String, change: Change, kind: PathKind, n: usize) {
+    *obs.entry(host)
+        .or_default()
+        .entry(change.family())
+        .or_default()
+        .entry((change, kind))
+        .or_default() += n;
+}
+
+/// The `(from, to)` pairs of a redirect CSV (a first row `from,to` is a
+/// header); a record without two fields is an error naming it.
+pub fn read_pairs<R: Read>(r: R) -> Result<Vec<(String, String)>, String> {
+    let mut rdr = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(r);
+    let mut pairs = Vec::new();
+    for (i, rec) in rdr.records().enumerate() {
+        let rec = rec.map_err(|e| format!("redirect CSV: {e}"))?;
+        let (Some(from), Some(to)) = (rec.get(0), rec.get(1)) else {
+            return Err(format!(
+                "redirect CSV: record {} has {} field(s), want 2 (from,to)",
+                i + 1,
+                rec.len()
+            ));
+        };
+        if i == 0 && from.trim() == "from" && to.trim() == "to" {
+            continue;
+        }
+        pairs.push((from.to_owned(), to.to_owned()));
+    }
+    Ok(pairs)
+}
+
 impl Learned {
     /// Learn from a `from,to` CSV with [`MIN_EVIDENCE`].
     pub fn from_csv<R: Read>(r: R) -> Result<Learned, String> {
@@ -268,25 +305,7 @@ impl Learned {
     /// Learn from a `from,to` CSV; a rule needs `min_evidence` (at least 1)
     /// agreeing observations.
     pub fn from_csv_with<R: Read>(r: R, min_evidence: usize) -> Result<Learned, String> {
-        let mut rdr = csv::ReaderBuilder::new()
-            .has_headers(false)
-            .flexible(true)
-            .from_reader(r);
-        let mut pairs = Vec::new();
-        for (i, rec) in rdr.records().enumerate() {
-            let rec = rec.map_err(|e| format!("redirect CSV: {e}"))?;
-            let (Some(from), Some(to)) = (rec.get(0), rec.get(1)) else {
-                return Err(format!(
-                    "redirect CSV: record {} has {} field(s), want 2 (from,to)",
-                    i + 1,
-                    rec.len()
-                ));
-            };
-            if i == 0 && from.trim() == "from" && to.trim() == "to" {
-                continue;
-            }
-            pairs.push((from.to_owned(), to.to_owned()));
-        }
+        let pairs = read_pairs(r)?;
         Ok(Learned::from_pairs(
             pairs.iter().map(|(a, b)| (a.as_str(), b.as_str())),
             min_evidence,
@@ -298,24 +317,81 @@ impl Learned {
         pairs: impl IntoIterator<Item = (&'s str, &'s str)>,
         min_evidence: usize,
     ) -> Learned {
-        let min_evidence = min_evidence.max(1);
         let mut learned = Learned::default();
-        // host → family → (change, kind) → count
-        type Obs = BTreeMap<(Change, PathKind), usize>;
-        let mut obs: BTreeMap<String, BTreeMap<u8, Obs>> = BTreeMap::new();
+        let mut obs = Observations::new();
         for (from, to) in pairs {
             learned.rows += 1;
             let (change, kind, host) = classify(from, to);
             *learned.counts.entry(change).or_default() += 1;
             if change != Change::Other {
-                *obs.entry(host)
-                    .or_default()
-                    .entry(change.family())
-                    .or_default()
-                    .entry((change, kind))
-                    .or_default() += 1;
+                observe(&mut obs, host, change, kind, 1);
             }
         }
+        learned.decide(obs, min_evidence);
+        learned
+    }
+
+    /// Both sets of rules in one (`--redirects` with `--learned`, or two
+    /// rules files). The redirect rules are judged again on the
+    /// observations of both sides — each rule with its support, each
+    /// observation set aside — with a threshold of 1 (each side passed its
+    /// own): a host where one side learned `slash-added` and the other
+    /// `slash-removed` becomes a contradiction, and the cross-rule
+    /// conflicts (a `www.` cycle, an index rule with a slash rule) are
+    /// checked on the union. Content candidates of both are kept; one
+    /// contradicted on either side is never applied.
+    pub fn merge(self, other: Learned) -> Learned {
+        let mut obs = Observations::new();
+        let mut counts = self.counts;
+        for (c, n) in other.counts {
+            *counts.entry(c).or_default() += n;
+        }
+        for side in [&self.by_host, &other.by_host] {
+            for r in side.values().flatten() {
+                observe(&mut obs, r.host.clone(), r.change, r.path_kind, r.support);
+            }
+        }
+        for c in self.contradictions.iter().chain(&other.contradictions) {
+            for &(change, kind, n) in &c.observations {
+                observe(&mut obs, c.host.clone(), change, kind, n);
+            }
+        }
+        // One candidate on both sides: support and contradictions add up.
+        let mut content: BTreeMap<_, digest::ContentRule> = BTreeMap::new();
+        for c in self
+            .content
+            .candidates()
+            .iter()
+            .chain(other.content.candidates())
+        {
+            let k = (c.origin.clone(), c.kind, c.pattern.clone());
+            match content.get_mut(&k) {
+                Some(m) => {
+                    m.support += c.support;
+                    m.contradictions += c.contradictions;
+                }
+                None => {
+                    content.insert(k, c.clone());
+                }
+            }
+        }
+        let content: Vec<_> = content.into_values().collect();
+        let mut learned = Learned {
+            counts,
+            rows: self.rows + other.rows,
+            content: digest::ContentRules::from_candidates(content),
+            ..Learned::default()
+        };
+        learned.decide(obs, 1);
+        learned
+    }
+
+    /// Rules from counted observations: a family of changes on a host that
+    /// disagrees is set aside; `min_evidence` agreeing observations make a
+    /// rule; then cross-rule conflicts are set aside too.
+    fn decide(&mut self, obs: Observations, min_evidence: usize) {
+        let min_evidence = min_evidence.max(1);
+        let learned = self;
         let mut rules: BTreeMap<String, Vec<LearnedRule>> = BTreeMap::new();
         for (host, families) in obs {
             for (_, seen) in families {
@@ -383,7 +459,6 @@ impl Learned {
             }
         }
         learned.by_host = rules.into_iter().filter(|(_, v)| !v.is_empty()).collect();
-        learned
     }
 
     /// The learned rules, sorted by host.
@@ -541,6 +616,48 @@ mod tests {
         assert_eq!(c("http://h/a", "http://h/a").0, Change::Other);
         assert_eq!(c("not a url", "http://h/").0, Change::Other);
         assert_eq!(c("http://h/a?x", "http://h/a/?y").0, Change::Other);
+    }
+
+    fn pairs(rows: &[(&str, &str)]) -> Learned {
+        Learned::from_pairs(rows.iter().copied(), 1)
+    }
+
+    #[test]
+    fn merged_rules_are_judged_together() {
+        let a = pairs(&[
+            ("http://h.example/a", "http://h.example/a/"),
+            ("http://g.example/", "http://www.g.example/"),
+        ]);
+        let b = pairs(&[("http://h.example/b/", "http://h.example/b")]);
+        assert_eq!(b.rules().count(), 1);
+        let m = a.clone().merge(b);
+        // h: slash-added on one side, slash-removed on the other.
+        let rules: Vec<_> = m.rules().map(|r| (r.host, r.change)).collect();
+        assert_eq!(rules, vec![("g.example".to_owned(), Change::WwwAdded)]);
+        assert_eq!(m.contradictions().len(), 1);
+        assert_eq!(m.contradictions()[0].host, "h.example");
+        assert_eq!(m.rows(), 3);
+        // Agreeing sides add their support; the rules file round trip
+        // keeps the contradiction set aside.
+        let again = a.clone().merge(a.clone());
+        assert!(again.rules().all(|r| r.support == 2));
+        let back = Learned::from_tsv(&m.to_tsv())
+            .unwrap()
+            .merge(Learned::default());
+        assert_eq!(back.rules().count(), 1);
+        assert_eq!(back.contradictions().len(), 1);
+    }
+
+    #[test]
+    fn a_content_rule_contradicted_on_either_side_is_not_applied() {
+        let row = |c: usize| {
+            Learned::from_tsv(&format!("http://h.example\tignore-param\tsid\t3\t{c}\n")).unwrap()
+        };
+        assert_eq!(row(0).merge(row(0)).content().active().count(), 1);
+        let m = row(0).merge(row(1));
+        assert_eq!(m.content().active().count(), 0);
+        assert_eq!(m.content().candidates()[0].support, 6);
+        assert_eq!(m.content().candidates()[0].contradictions, 1);
     }
 
     #[test]

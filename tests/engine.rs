@@ -9,9 +9,8 @@ mod common;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Output;
 
-use common::run;
+use common::{ok, run};
 use irinorm::batch::{dedup, key_fn, prep::Prep, source, Format, Quiet, RecordFormat};
 use irinorm::{Normalizer, Options};
 
@@ -67,14 +66,18 @@ fn gz(bytes: &[u8]) -> Vec<u8> {
     e.finish().unwrap()
 }
 
-fn ok(o: &Output) -> String {
-    assert!(
-        o.status.success(),
-        "exit {:?}: {}",
-        o.status.code(),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8(o.stdout.clone()).unwrap()
+/// The library's dedup of one file at the scheme rung: CSV and summary.
+fn dedup_file(path: &Path, format: &Format, cfg: &dedup::Config) -> (Vec<u8>, dedup::Summary) {
+    let n = Normalizer::new(Options::default());
+    let key = key_fn(Prep::default(), |s: &str| n.key(s));
+    let inputs = source::open_all(&[source::Input::Path(path.to_path_buf())]).unwrap();
+    let mut out = Vec::new();
+    let s = dedup::run(inputs, format, &key, cfg, &mut Quiet, &mut |b: &[u8]| {
+        out.extend_from_slice(b);
+        Ok(())
+    })
+    .unwrap();
+    (out, s)
 }
 
 /// The rows with the `first_file` column replaced (inputs have different
@@ -107,16 +110,8 @@ fn sources_give_identical_rows() {
         csv_text.push(b'\n');
     }
     let csvp = write(dir.path(), "u.csv", &csv_text);
-    let n = Normalizer::new(Options::default());
-    let key = key_fn(Prep::default(), |s: &str| n.key(s));
     let dedup = |path: &Path, format: &Format, cfg: &dedup::Config| {
-        let inputs = source::open_all(&[source::Input::Path(path.to_path_buf())]).unwrap();
-        let mut out = Vec::new();
-        let s = dedup::run(inputs, format, &key, cfg, &mut Quiet, &mut |b: &[u8]| {
-            out.extend_from_slice(b);
-            Ok(())
-        })
-        .unwrap();
+        let (out, s) = dedup_file(path, format, cfg);
         (rows_without_file(&String::from_utf8(out).unwrap()), s)
     };
     let base_cfg = dedup::Config::default();
@@ -460,4 +455,153 @@ fn first_line_example_and_blank_lines() {
         "{err}"
     );
     assert!(err.contains("line longer than 9 bytes"), "{err}");
+}
+
+/// The corpus as CDX11 (with a header) and CDXJ records, one per line: a
+/// blank line stays blank, a line with a space stays as it is (a malformed
+/// record, as it is a rejected line).
+fn as_cdx(text: &str) -> (String, String) {
+    let mut cdx = String::from(" CDX N b a m s k r M S V g\n");
+    let mut cdxj = String::new();
+    for (i, l) in text.lines().enumerate() {
+        if l.trim().is_empty() || l.contains(' ') {
+            cdx.push_str(l);
+            cdxj.push_str(l);
+        } else {
+            cdx.push_str(&format!(
+                "k 20240101000000 {l} text/html 200 D{i} - - 1 2 f"
+            ));
+            let url = serde_json::to_string(l).unwrap();
+            cdxj.push_str(&format!(
+                "k 20240101000000 {{\"url\": {url}, \"status\": \"200\"}}"
+            ));
+        }
+        cdx.push('\n');
+        cdxj.push('\n');
+    }
+    (cdx, cdxj)
+}
+
+/// CDX and CDXJ inputs key each record's original URL: the same keys,
+/// counts and stats as the bare URLs, in memory and spilled, and the
+/// record line as the example.
+#[test]
+fn cdx_sources_give_the_rows_of_their_urls() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = corpus(true);
+    let (cdx, cdxj) = as_cdx(&text);
+    let plain = write(dir.path(), "u.txt", text.as_bytes());
+    let cdxp = write(dir.path(), "u.cdx", cdx.as_bytes());
+    let cdxgz = write(dir.path(), "u.cdx.gz", &gz(cdx.as_bytes()));
+    let cdxjp = write(dir.path(), "u.cdxj", cdxj.as_bytes());
+    let dedup = |path: &Path, format: &Format, cfg: &dedup::Config| {
+        let (out, s) = dedup_file(path, format, cfg);
+        let mut r = csv::ReaderBuilder::new().from_reader(&out[..]);
+        let rows: Vec<(String, String, u64, String)> = r
+            .records()
+            .map(|rec| {
+                let rec = rec.unwrap();
+                let line: u64 = rec[3].parse().unwrap();
+                (
+                    rec[0].to_owned(),
+                    rec[1].to_owned(),
+                    line,
+                    rec[4].to_owned(),
+                )
+            })
+            .collect();
+        (rows, s)
+    };
+    let base_cfg = dedup::Config::default();
+    let (want, s0) = dedup(&plain, &Format::Lines, &base_cfg);
+    assert!(s0.stats.rejected > 10 && s0.stats.blank > 10, "{s0:?}");
+    let small = dedup::Config {
+        chunk_size: 999,
+        batch_bytes: 20_000,
+        memory: 50_000,
+        ..dedup::Config::default()
+    };
+    let cdx_lines: Vec<&str> = cdx.lines().collect();
+    let cdxj_lines: Vec<&str> = cdxj.lines().collect();
+    for (name, path, format, lines, header) in [
+        ("cdx", &cdxp, irinorm::cdx::Format::Cdx, &cdx_lines, 1),
+        ("cdx.gz", &cdxgz, irinorm::cdx::Format::Cdx, &cdx_lines, 1),
+        ("cdxj", &cdxjp, irinorm::cdx::Format::Cdxj, &cdxj_lines, 0),
+    ] {
+        for cfg in [&base_cfg, &small] {
+            let (got, s) = dedup(path, &Format::Cdx(format), cfg);
+            assert_eq!(got.len(), want.len(), "{name}");
+            for (g, w) in got.iter().zip(&want) {
+                assert_eq!((&g.0, &g.1), (&w.0, &w.1), "{name}");
+                assert_eq!(g.2, w.2 + header, "{name}: {g:?}");
+                // The example is the record line as written.
+                assert_eq!(g.3, lines[g.2 as usize - 1], "{name}");
+            }
+            let st =
+                |s: &dedup::Summary| (s.unique, s.stats.accepted, s.stats.rejected, s.stats.blank);
+            assert_eq!(st(&s), st(&s0), "{name}");
+            assert_eq!(
+                s.stats.lines, s0.stats.lines,
+                "{name}: the header is not a record"
+            );
+            if cfg.memory < 100_000 {
+                assert!(s.spilled_bytes > 0, "{name}: {s:?}");
+            }
+        }
+    }
+}
+
+/// CLI level: CDX/CDXJ dedup is byte-identical under a tiny budget (spill),
+/// any chunk size and thread count; normalize keeps the input order.
+#[test]
+fn cdx_runs_are_identical_whatever_the_strategy() {
+    let dir = tempfile::tempdir().unwrap();
+    let (cdx, cdxj) = as_cdx(&corpus(true));
+    let cdxp = write(dir.path(), "u.cdx", cdx.as_bytes());
+    let cdxjp = write(dir.path(), "u.cdxj", cdxj.as_bytes());
+    for path in [&cdxp, &cdxjp] {
+        let p = path.to_str().unwrap();
+        for cmd in [
+            &["dedup", "-q", p][..],
+            &["dedup", "-q", "--form", "surt-ia", p][..],
+            &[
+                "dedup",
+                "-q",
+                "--level",
+                "protocol",
+                "--sort",
+                "canonical",
+                p,
+            ][..],
+            &["normalize", "-q", p][..],
+        ] {
+            let want = ok(&run(cmd, b""));
+            assert!(want.lines().count() > 1000, "{cmd:?}");
+            for extra in [
+                &["--memory", "64K", "--chunk-size", "777", "--threads", "1"][..],
+                &["--memory", "1M", "--chunk-size", "4096", "--threads", "3"][..],
+            ] {
+                let tmp = tempfile::tempdir().unwrap();
+                let mut a = cmd.to_vec();
+                if cmd[0] == "normalize" {
+                    a.extend(&extra[2..]);
+                } else {
+                    a.extend(extra);
+                    a.extend(["--temp-dir", tmp.path().to_str().unwrap()]);
+                }
+                assert_eq!(ok(&run(&a, b"")), want, "{a:?}");
+                assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
+            }
+            if cmd[0] == "normalize" {
+                // One output line per input line, in order.
+                let input = std::fs::read_to_string(path).unwrap();
+                assert_eq!(want.lines().count(), input.lines().count());
+                for (o, i) in want.lines().zip(input.lines()) {
+                    if !i.trim().is_empty() && path == &cdxp {
+                        assert!(o.starts_with(i), "{o} / {i}");
+                    }
+                }
+            }
+        }
+    }
 }

@@ -1,7 +1,7 @@
 //! The dedup engine: one table of distinct keys, partitioned by hash,
 //! within a memory budget, spilling to disk when it would not fit.
 //!
-//! 1. Batches of lines or CSV/TSV records arrive from [`super::source`] in
+//! 1. Batches of lines, CDX/CDXJ lines or CSV/TSV records arrive from [`super::source`] in
 //!    input order. Each batch is cut into chunks; workers (rayon) compute
 //!    every key (3987bis §5.3, through the caller's [`KeyFn`]) and its hash
 //!    (foldhash, computed once, here), dedup within the chunk, and group the
@@ -34,12 +34,13 @@ use std::path::{Path, PathBuf};
 use hashbrown::HashTable;
 use rayon::prelude::*;
 
-use super::line::{key_of, line_text, reject_input, strip_cr, Text};
+use super::line::{line_key, line_text, reject_input, strip_cr, Text};
 use super::sink::{csv_field, csv_u64};
 use super::source::{
     count_lines, for_each_batch, for_each_line, split_chunks, Batch, Format, Item, Layout, Opened,
 };
 use super::{cleanup, Error, KeyFn, Observer, Reject, Stats};
+use crate::cdx::CdxLayout;
 use crate::decode::Charset;
 
 const PART_BITS: u32 = 6;
@@ -199,6 +200,7 @@ pub fn run(
     let mut table = Table::new(cfg);
     let mut stats = Stats::default();
     let mut layout: Option<Layout> = None;
+    let mut cdx: Option<CdxLayout> = None;
     for_each_batch(
         inputs,
         format,
@@ -207,14 +209,17 @@ pub fn run(
         cfg.batch_bytes,
         |item| {
             let batch = match item {
-                Item::Start { layout: l, .. } => {
+                Item::Start {
+                    layout: l, cdx: c, ..
+                } => {
                     layout = l;
+                    cdx = c.map(|c| c.layout);
                     return Ok(());
                 }
                 Item::Batch(b) => b,
             };
             let chunks = cfg.on_pool(|| {
-                let chunks = key_batch(&batch, layout.as_ref(), key, cfg, &hasher);
+                let chunks = key_batch(&batch, layout.as_ref(), cdx.as_ref(), key, cfg, &hasher);
                 table.merge(&batch, &chunks);
                 chunks
             });
@@ -437,6 +442,7 @@ impl<'a> ChunkBuilder<'a> {
 fn key_batch(
     batch: &Batch,
     layout: Option<&Layout>,
+    cdx: Option<&CdxLayout>,
     key: &KeyFn<'_>,
     cfg: &Config,
     hasher: &foldhash::fast::FixedState,
@@ -533,7 +539,7 @@ fn key_batch(
                         return;
                     }
                     Text::Reject(r) => r,
-                    Text::Text(t) => match key_of(&t, None, key) {
+                    Text::Text(t) => match line_key(&t, cdx, key) {
                         Ok(k) => {
                             let ex: &[u8] = match &t {
                                 std::borrow::Cow::Borrowed(_) => strip_cr(line),

@@ -12,6 +12,7 @@ use std::fmt;
 
 use super::source::{Layout, Rec};
 use super::KeyFn;
+use crate::cdx::CdxLayout;
 use crate::decode::Charset;
 
 /// Bytes of an over-long line kept in the `input` column of rejects.
@@ -117,6 +118,35 @@ pub fn key_of<'a>(
     match text {
         Cow::Borrowed(s) => key(s, base),
         Cow::Owned(s) => key(s, base).map(|k| Cow::Owned(k.into_owned())),
+    }
+}
+
+/// The reference of a CDX/CDXJ line's text: its record's original URL
+/// (`a` / `url`); a malformed record is rejected with the [`crate::cdx`]
+/// module's reason.
+#[inline]
+pub fn cdx_reference<'a>(
+    text: &Cow<'a, str>,
+    layout: &CdxLayout,
+) -> Result<Cow<'a, str>, RejectReason> {
+    match text {
+        Cow::Borrowed(s) => layout.record(s).map(|r| r.url),
+        Cow::Owned(s) => layout.record(s).map(|r| Cow::Owned(r.url.into_owned())),
+    }
+    .map_err(RejectReason::Other)
+}
+
+/// The key of a line's text: of the text itself, or (`cdx`) of its
+/// record's original URL.
+#[inline]
+pub fn line_key<'a>(
+    text: &Cow<'a, str>,
+    cdx: Option<&CdxLayout>,
+    key: &KeyFn<'_>,
+) -> Result<Cow<'a, str>, RejectReason> {
+    match cdx {
+        None => key_of(text, None, key),
+        Some(layout) => key_of(&cdx_reference(text, layout)?, None, key),
     }
 }
 
@@ -244,5 +274,26 @@ impl Stats {
         self.accepted += o.accepted;
         self.rejected += o.rejected;
         self.bytes += o.bytes;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cdx::Format;
+
+    #[test]
+    fn cdx_reference_borrows_the_url_or_gives_the_reason() {
+        let l = CdxLayout::new(Format::Cdx);
+        let line = "k 2024 http://a/ m 200 d - - 1 2 f";
+        let r = cdx_reference(&Cow::Borrowed(line), &l).unwrap();
+        assert!(matches!(r, Cow::Borrowed("http://a/")));
+        let r = cdx_reference(&Cow::Owned(line.to_owned()), &l).unwrap();
+        assert_eq!(r, "http://a/");
+        let e = cdx_reference(&Cow::Borrowed("a b"), &l).unwrap_err();
+        assert!(e.to_string().contains("2 fields"), "{e}");
+        let j = CdxLayout::new(Format::Cdxj);
+        let e = cdx_reference(&Cow::Borrowed("k 2024 {}"), &j).unwrap_err();
+        assert!(e.to_string().contains("no \"url\""), "{e}");
     }
 }

@@ -11,16 +11,19 @@
 //! or, for CSV/TSV records, every input field unchanged followed by the key
 //! column and `error`, in the input's own delimiter.
 
+use std::borrow::Cow;
+
 use rayon::prelude::*;
 
 use super::line::{
-    key_of, line_text, record_key, record_reject_text, reject_input, strip_cr, RecordKey, Text,
+    line_key, line_text, record_key, record_reject_text, reject_input, strip_cr, RecordKey, Text,
 };
 use super::sink::{csv_u64, field_with};
 use super::source::{
     count_lines, for_each_batch, for_each_line, split_chunks, Batch, Format, Item, Layout, Opened,
 };
 use super::{Error, KeyFn, Observer, Reject, RejectReason, Stats};
+use crate::cdx::CdxLayout;
 use crate::decode::Charset;
 
 /// How outputs are written.
@@ -33,6 +36,11 @@ pub enum MapOutput {
     /// CSV/TSV records: the input's fields, then the key column (named
     /// `output_column` in the header) and `error`.
     Records { output_column: String },
+    /// CDX/CDXJ lines: each record with its key next to its fields
+    /// ([`CdxLayout::with_key`]; `-` / `null` for a rejected record), each
+    /// input's header with the letter `A` added; a blank line stays blank.
+    /// A line that is not text (too long, not UTF-8) gives an empty line.
+    Cdx,
 }
 
 /// Tunables of a map run.
@@ -61,10 +69,11 @@ pub fn run(
 ) -> Result<Stats, Error> {
     let mut stats = Stats::default();
     let mut layout: Option<Layout> = None;
+    let mut cdx: Option<CdxLayout> = None;
     let mut header_done = false;
     let delim = match format {
         Format::Records(rf) => rf.delimiter,
-        Format::Lines => b',',
+        Format::Lines | Format::Cdx(_) => b',',
     };
     if cfg.output == MapOutput::Csv {
         out(b"line,input,output,error\n")?;
@@ -77,8 +86,16 @@ pub fn run(
         cfg.batch_bytes,
         |item| {
             let batch = match item {
-                Item::Start { layout: l, .. } => {
+                Item::Start {
+                    layout: l, cdx: c, ..
+                } => {
                     layout = l;
+                    if let Some(c) = c {
+                        if let (Some(h), MapOutput::Cdx) = (&c.header, &cfg.output) {
+                            out(format!("{}\n", CdxLayout::header_with_key(h)).as_bytes())?;
+                        }
+                        cdx = Some(c.layout);
+                    }
                     if let (Some(l), MapOutput::Records { output_column }) = (&layout, &cfg.output)
                     {
                         if !header_done {
@@ -102,7 +119,7 @@ pub fn run(
             };
             let work = || match &layout {
                 Some(l) => map_records(&batch, l, key, cfg, delim),
-                None => map_lines(&batch, key, cfg),
+                None => map_lines(&batch, cdx.as_ref(), key, cfg),
             };
             let outs = match &cfg.pool {
                 Some(p) => p.install(work),
@@ -133,7 +150,12 @@ struct ChunkOut {
     stats: Stats,
 }
 
-fn map_lines(batch: &Batch, key: &KeyFn<'_>, cfg: &Config) -> Vec<ChunkOut> {
+fn map_lines(
+    batch: &Batch,
+    cdx: Option<&CdxLayout>,
+    key: &KeyFn<'_>,
+    cfg: &Config,
+) -> Vec<ChunkOut> {
     let data = &batch.data;
     let threads = rayon::current_num_threads().max(1);
     // Small batches (a slow pipe) are still spread over the workers.
@@ -157,7 +179,7 @@ fn map_lines(batch: &Batch, key: &KeyFn<'_>, cfg: &Config) -> Vec<ChunkOut> {
     ranges
         .into_par_iter()
         .zip(firsts)
-        .map(|(r, first)| map_chunk(&data[r], batch, first, key, cfg))
+        .map(|(r, first)| map_chunk(&data[r], batch, first, cdx, key, cfg))
         .collect()
 }
 
@@ -165,6 +187,7 @@ fn map_chunk(
     chunk: &[u8],
     batch: &Batch,
     first_line: u64,
+    cdx: Option<&CdxLayout>,
     key: &KeyFn<'_>,
     cfg: &Config,
 ) -> ChunkOut {
@@ -178,10 +201,15 @@ fn map_chunk(
     let mut line_no = first_line;
     stats.lines = for_each_line(chunk, |line, _| {
         line_no += 1;
-        let result = match line_text(line, max_line, batch.charset) {
+        let text_of = line_text(line, max_line, batch.charset);
+        let mut result = match &text_of {
             Text::Blank => None,
-            Text::Reject(r) => Some(Err(r)),
-            Text::Text(t) => Some(key_of(&t, None, key)),
+            Text::Reject(r) => Some(Err(r.clone())),
+            Text::Text(t) => Some(line_key(t, cdx, key)),
+        };
+        let record = match (&cfg.output, cdx, &text_of) {
+            (MapOutput::Cdx, Some(l), Text::Text(t)) => Some(cdx_line(l, t, &mut result)),
+            _ => None,
         };
         let (output, error): (&[u8], Option<&RejectReason>) = match &result {
             None => {
@@ -198,7 +226,11 @@ fn map_chunk(
             }
         };
         match cfg.output {
-            MapOutput::Lines | MapOutput::Records { .. } => {
+            MapOutput::Cdx if cdx.is_some() => {
+                text.extend_from_slice(record.as_deref().unwrap_or("").as_bytes());
+                text.push(b'\n');
+            }
+            MapOutput::Lines | MapOutput::Records { .. } | MapOutput::Cdx => {
                 text.extend_from_slice(output);
                 text.push(b'\n');
             }
@@ -232,6 +264,25 @@ fn map_chunk(
         rejects,
         stats,
     }
+}
+
+/// A CDX/CDXJ line with its key, or with the null key if it has none. A
+/// key that cannot be a CDX field (it holds a space: `--split-spaces`)
+/// rejects the record; a line whose JSON cannot take a member is written
+/// unchanged (it is rejected already).
+fn cdx_line(
+    l: &CdxLayout,
+    t: &str,
+    result: &mut Option<Result<Cow<'_, str>, RejectReason>>,
+) -> String {
+    if let Some(Ok(k)) = result {
+        match l.with_key(t, Some(k.as_ref())) {
+            Ok(s) => return s,
+            Err(e) => *result = Some(Err(RejectReason::Other(e))),
+        }
+    }
+    l.with_key(t, None)
+        .unwrap_or_else(|_| t.strip_suffix('\r').unwrap_or(t).to_owned())
 }
 
 fn map_records(

@@ -13,9 +13,11 @@
 //! killing the process with SIGBUS, which would lose a crawl job's hours.
 //! Reading costs one copy per byte, well under 1% of keying.
 //!
-//! Two batch shapes ([`Format`]):
+//! Batch shapes ([`Format`]):
 //! * lines: a buffer of complete lines ([`BatchReader`]), cut into chunks at
 //!   line ends ([`split_chunks`]) for the workers;
+//! * CDX/CDXJ index lines: lines as above, after an optional ` CDX …`
+//!   header line that names the fields ([`CdxInput`]);
 //! * CSV/TSV records (RFC 4180, the `csv` crate): a quoted field may hold
 //!   newlines, so records are parsed sequentially on the reader thread and
 //!   handed over in batches, each with the physical line it starts on.
@@ -31,6 +33,7 @@ use std::sync::mpsc;
 use csv::ByteRecord;
 
 use super::Error;
+use crate::cdx::{CdxLayout, Format as CdxFormat};
 use crate::decode::{self, Charset, Compression};
 
 /// The UTF-8 byte-order mark, ignored at the start of an input.
@@ -96,6 +99,9 @@ pub enum Format {
     /// One reference per line (LF or CRLF).
     Lines,
     Records(RecordFormat),
+    /// Web-archive index lines ([`crate::cdx`]): read as lines, the
+    /// reference of each is its record's original URL.
+    Cdx(CdxFormat),
 }
 
 /// CSV/TSV input: which fields hold the reference and its base.
@@ -218,10 +224,51 @@ pub struct Batch {
     pub bytes: u64,
 }
 
-/// Where each input starts (sent before its batches).
+/// Where each input starts (sent before its batches): the columns of a
+/// CSV/TSV input, the field layout of a CDX/CDXJ input.
 pub enum Item {
-    Start { file: usize, layout: Option<Layout> },
+    Start {
+        file: usize,
+        layout: Option<Layout>,
+        cdx: Option<CdxInput>,
+    },
     Batch(Batch),
+}
+
+/// A CDX or CDXJ input: its field layout (from its ` CDX …` header, else
+/// CDX11) and the header line as written, if it has one. The header is not
+/// a record: it is not in the batches (which start at physical line 2) and
+/// not counted.
+#[derive(Debug, Clone)]
+pub struct CdxInput {
+    pub layout: CdxLayout,
+    pub header: Option<String>,
+}
+
+/// The layout of a CDX/CDXJ input whose first batch is `first`, and the
+/// length of its header line (with its `\n`; 0 if none). A header that
+/// names no original-URL field is an error of the run: no record of that
+/// input could mean anything.
+fn cdx_start(f: CdxFormat, first: &[u8], name: &str) -> Result<(CdxInput, usize), Error> {
+    let mut layout = CdxLayout::new(f);
+    let end = memchr::memchr(b'\n', first).map_or(first.len(), |i| i + 1);
+    let line = &first[..end];
+    if f != CdxFormat::Cdx || !line.starts_with(b" CDX ") {
+        return Ok((
+            CdxInput {
+                layout,
+                header: None,
+            },
+            0,
+        ));
+    }
+    let text = String::from_utf8_lossy(line);
+    let text = text.trim_end_matches(['\n', '\r']);
+    layout
+        .header(text)
+        .map_err(|e| Error::msg(format!("{name}: {e}")))?;
+    let header = Some(text.to_owned());
+    Ok((CdxInput { layout, header }, end))
 }
 
 /// Read `inputs` in order, each on a reader thread, and hand every batch to
@@ -273,17 +320,35 @@ fn read_input(
     let (stream, charset) = open_stream(opened, charset)?;
     let send = |item: Item| tx.send(Ok(item)).is_ok();
     match format {
-        Format::Lines => {
-            if !send(Item::Start { file, layout: None }) {
+        Format::Lines | Format::Cdx(_) => {
+            let mut reader = BatchReader::new(stream, batch_bytes, max_line);
+            let read_err = |e: io::Error| Error::io(format!("cannot read {name}"), &e);
+            let mut first = reader.next_batch().map_err(read_err)?;
+            let mut line = 0u64;
+            let mut skip = 0;
+            let cdx = match format {
+                Format::Cdx(f) => {
+                    let (input, header_len) = cdx_start(*f, first.unwrap_or(b""), &name)?;
+                    if header_len > 0 {
+                        (skip, line) = (header_len, 1);
+                    }
+                    Some(input)
+                }
+                _ => None,
+            };
+            if !send(Item::Start {
+                file,
+                layout: None,
+                cdx,
+            }) {
                 return Ok(());
             }
-            let mut reader = BatchReader::new(stream, batch_bytes, max_line);
-            let mut line = 0u64;
             loop {
-                let batch = reader
-                    .next_batch()
-                    .map_err(|e| Error::io(format!("cannot read {name}"), &e))?;
-                let Some(data) = batch else { return Ok(()) };
+                let Some(data) = first.take() else {
+                    return Ok(());
+                };
+                let bytes = data.len() as u64;
+                let data = &data[std::mem::take(&mut skip)..];
                 let lines = count_lines(data);
                 let b = Batch {
                     file,
@@ -291,12 +356,13 @@ fn read_input(
                     first_line: line,
                     records: Vec::new(),
                     charset,
-                    bytes: data.len() as u64,
+                    bytes,
                 };
                 line += lines;
                 if !send(Item::Batch(b)) {
                     return Ok(());
                 }
+                first = reader.next_batch().map_err(read_err)?;
             }
         }
         Format::Records(rf) => {
@@ -340,6 +406,7 @@ fn read_input(
             if !send(Item::Start {
                 file,
                 layout: Some(layout),
+                cdx: None,
             }) {
                 return Ok(());
             }
@@ -762,6 +829,21 @@ mod tests {
             assert_eq!(pos, data.len());
         }
         assert!(split_chunks(b"", 4).is_empty());
+    }
+
+    #[test]
+    fn cdx_header_is_taken_from_the_first_line_only() {
+        let data = b" CDX a b\r\nhttp://a/ 2024\n CDX b a\n";
+        let (c, n) = cdx_start(CdxFormat::Cdx, data, "x").unwrap();
+        assert_eq!(n, 10);
+        assert_eq!(c.header.as_deref(), Some(" CDX a b"));
+        assert_eq!(c.layout.record("http://a/ 2024").unwrap().url, "http://a/");
+        // CDXJ has no header; a plain first line is a record.
+        assert_eq!(cdx_start(CdxFormat::Cdxj, data, "x").unwrap().1, 0);
+        let (c, n) = cdx_start(CdxFormat::Cdx, b"k 1 http://a/", "x").unwrap();
+        assert_eq!((n, c.header), (0, None));
+        let e = cdx_start(CdxFormat::Cdx, b" CDX N b\n", "in.cdx").unwrap_err();
+        assert!(e.to_string().starts_with("in.cdx: "), "{e}");
     }
 
     #[test]

@@ -30,3 +30,14 @@ pub fn run(args: &[&str], stdin: &[u8]) -> Output {
     writer.join().expect("writer");
     out
 }
+
+/// The stdout of a run that must succeed (else its stderr in the panic).
+pub fn ok(o: &Output) -> String {
+    assert!(
+        o.status.success(),
+        "exit {:?}: {}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8(o.stdout.clone()).unwrap()
+}

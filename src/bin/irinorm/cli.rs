@@ -80,23 +80,63 @@ pub enum Command {
         irinorm dedup --level protocol --rules +sort-query,-session urls.txt")]
     Rules,
 
-    /// Learn protocol-rung rules from a redirect log (CSV from,to) and print
-    /// them with their support, and the contradictions set aside.
+    /// Learn protocol-rung rules from a redirect log (CSV from,to) and/or
+    /// from content digests (CDX, CDXJ, CSV/TSV url,digest[,timestamp]);
+    /// print them with their support and the contradictions set aside, or
+    /// write the rules file (-o) that --learned applies.
+    ///
+    /// From digests, per origin (scheme://host[:port]; never across hosts
+    /// or schemes): query parameters whose presence or value never changes
+    /// the content (ignore-param), and path aliases (alias-slash,
+    /// alias-index, case-insensitive-path). A rule needs --min-evidence
+    /// independent agreeing pages and no contradicting page within --window.
+    /// Only status-200 captures (or captures without a status) are content
+    /// evidence; 3xx captures with a target (CDX `r`, CDXJ `redirect`) are
+    /// redirect evidence, learned together with --redirects.
     #[command(after_help = "Examples:\n  \
         irinorm learn --redirects crawl-redirects.csv\n  \
-        irinorm dedup --level protocol --redirects crawl-redirects.csv frontier.txt")]
+        irinorm learn --digests crawl.cdx --min-evidence 3 --window 2d -o rules.tsv\n  \
+        irinorm learn --digests captures.csv --redirects crawl-redirects.csv -o rules.tsv\n  \
+        irinorm dedup --level protocol --learned rules.tsv frontier.txt")]
     Learn(LearnArgs),
 }
 
 #[derive(Debug, Clone, Args)]
+#[command(group(clap::ArgGroup::new("evidence").required(true).multiple(true)))]
 pub struct LearnArgs {
     /// CSV of observed redirects: from,to (a header row is optional).
-    #[arg(long, value_name = "FILE")]
-    pub redirects: PathBuf,
+    #[arg(long, value_name = "FILE", group = "evidence")]
+    pub redirects: Option<PathBuf>,
 
-    /// Agreeing observations needed before a rule is learned for a host.
+    /// Captures with content digests: CDX (a ` CDX …` header names the
+    /// fields, else CDX11), CDXJ, or CSV/TSV url,digest[,timestamp] (a first
+    /// row starting `url` is a header). gzip/zstd are decompressed; `-`
+    /// reads stdin (give --input-format).
+    #[arg(long, value_name = "FILE", group = "evidence")]
+    pub digests: Option<PathBuf>,
+
+    /// Format of --digests: cdx, cdxj, csv or tsv (default: from its name,
+    /// `.cdx`/`.cdxj`/`.csv`/`.tsv`, also followed by `.gz`/`.zst`).
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub input_format: Option<InputFormatArg>,
+
+    /// Agreeing observations needed before a rule is learned: redirects per
+    /// host and change, independent pages per digest rule.
     #[arg(long, value_name = "N", default_value_t = irinorm::learn::MIN_EVIDENCE)]
     pub min_evidence: usize,
+
+    /// Digests: two captures are a pair (support or contradiction) only
+    /// when at most this far apart: `2d`, `36h`, `90m`, `3600s` (default
+    /// 2d, one crawl pass; content drifts over time).
+    #[arg(long, value_name = "DURATION", default_value = "2d",
+          value_parser = irinorm::learn::digest::parse_window)]
+    pub window: i64,
+
+    /// Write the rules file here (TSV host,kind,pattern,support,
+    /// contradictions; replaced atomically) instead of printing a report.
+    /// Apply it with `--level protocol --learned FILE`.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 /// A rung of the comparison ladder.
@@ -134,14 +174,25 @@ pub enum FormArg {
     /// `com,example)/path?query` (the scheme is not written; `dedup` still
     /// groups by the URI-form key, so http and https never merge).
     Surt,
+    /// The Internet Archive's canonicalization and SURT, as the `surt`
+    /// Python package 0.3.1 writes it (`org,archive)/goo?a&b`), so keys join
+    /// with existing CDX indexes. Not a rung of the ladder: it lowercases
+    /// paths and queries, drops `www`, the scheme, user info and some
+    /// session ids, so it merges references the ladder keeps apart
+    /// (http and https included). It replaces the ladder: --level other
+    /// than scheme, --nfc, --rules, --redirects and --learned are refused
+    /// with it; --base still resolves relative references first.
+    SurtIa,
 }
 
-impl From<FormArg> for irinorm::ladder::Form {
-    fn from(f: FormArg) -> Self {
-        match f {
-            FormArg::Uri => irinorm::ladder::Form::Uri,
-            FormArg::Iri => irinorm::ladder::Form::Iri,
-            FormArg::Surt => irinorm::ladder::Form::Surt,
+impl FormArg {
+    /// The ladder's form (`None` for `surt-ia`, which is not one).
+    pub fn ladder_form(self) -> Option<irinorm::ladder::Form> {
+        match self {
+            FormArg::Uri => Some(irinorm::ladder::Form::Uri),
+            FormArg::Iri => Some(irinorm::ladder::Form::Iri),
+            FormArg::Surt => Some(irinorm::ladder::Form::Surt),
+            FormArg::SurtIa => None,
         }
     }
 }
@@ -201,6 +252,13 @@ pub struct KeyArgs {
     /// With --redirects: agreeing observations needed per host.
     #[arg(long, value_name = "N", default_value_t = irinorm::learn::MIN_EVIDENCE)]
     pub min_evidence: usize,
+
+    /// Apply a rules file written by `irinorm learn -o` (rules learned from
+    /// digests and redirects; needs --level protocol). With --redirects too,
+    /// both are judged together: rules that disagree on a host are set
+    /// aside.
+    #[arg(long, value_name = "FILE")]
+    pub learned: Option<PathBuf>,
 }
 
 /// Inputs, outputs and execution (shared by dedup, normalize, convert).
@@ -271,6 +329,13 @@ pub enum InputFormatArg {
     Csv,
     /// Tab-separated values (same quoting rules as CSV).
     Tsv,
+    /// CDX index lines (Wayback, Heritrix): the reference is each record's
+    /// original URL (field `a`); a ` CDX …` first line names the fields,
+    /// otherwise CDX11 (`N b a m s k r M S V g`).
+    Cdx,
+    /// CDXJ lines (pywb, Common Crawl): `surtkey timestamp {json}`; the
+    /// reference is the JSON's "url".
+    Cdxj,
 }
 
 /// How the input is read and prepared before keying (shared by dedup,
@@ -320,11 +385,17 @@ pub struct InputArgs {
     #[arg(long)]
     pub split_spaces: bool,
 
-    /// Input format (default: `csv`/`tsv` for a first input named `*.csv` /
-    /// `*.tsv`, also with a `.gz`/`.zst` suffix; otherwise `lines`). With
-    /// csv/tsv, `normalize`/`convert` write the records in the same format
-    /// with every input column unchanged plus the key column
-    /// (--output-column) and `error`; `--format` is then ignored.
+    /// Input format (default: `csv`/`tsv`/`cdx`/`cdxj` for a first input
+    /// named `*.csv`/`*.tsv`/`*.cdx`/`*.cdxj`, also with a `.gz`/`.zst`
+    /// suffix; otherwise `lines`). With csv/tsv, `normalize`/`convert` write
+    /// the records in the same format with every input column unchanged
+    /// plus the key column (--output-column) and `error`; `--format` is then
+    /// ignored. With cdx/cdxj (dedup, normalize), the reference of a record
+    /// is its original URL; a malformed record is rejected with a reason;
+    /// `dedup`'s example is the record line as written; `normalize` writes
+    /// each record with its key as a last CDX field (header letter `A`) or a
+    /// CDXJ "canonical" member (`-` / null when rejected), or with
+    /// `--format csv` the usual line,input,output,error.
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub input_format: Option<InputFormatArg>,
 

@@ -7,8 +7,8 @@ use irinorm::batch::sink::OutputFile;
 use irinorm::batch::source;
 
 use super::{
-    batch_bytes, distinct_outputs, exit, format, inputs, normalizer, note, pool, prep,
-    repairs_note, summary, Report,
+    batch_bytes, distinct_outputs, exit, format, inputs, key_function, pool, prep, repairs_note,
+    summary, Report,
 };
 use crate::cli::{CliError, DedupArgs, FormArg, SortArg};
 
@@ -20,15 +20,16 @@ pub fn run(a: &DedupArgs) -> Result<i32, CliError> {
         ("--rejects", run.rejects.as_deref()),
     ])?;
     // SURT is a display form that is not one-to-one (no scheme): rows are
-    // grouped by the URI-form key and shown as SURT.
+    // grouped by the URI-form key and shown as SURT. IA SURT keys are the
+    // grouping keys themselves (the IA merges http and https).
     let surt = a.key.form == FormArg::Surt;
+    let surt_ia = a.key.form == FormArg::SurtIa;
     let mut key_args = a.key.clone();
     if surt {
         key_args.form = FormArg::Uri;
     }
-    let n = normalizer(&key_args)?;
     let prep = prep(&run.input, a.key.base.as_deref(), Some(a.key.level.into()))?;
-    let key = irinorm::batch::key_fn(prep, |t: &str| n.key(t));
+    let key = key_function(&key_args, prep)?;
     let format = format(run)?;
     if let Some(dir) = &a.temp_dir {
         dedup::check_temp_dir(dir)?;
@@ -45,6 +46,7 @@ pub fn run(a: &DedupArgs) -> Result<i32, CliError> {
         order: match a.sort {
             SortArg::First => Order::First,
             SortArg::Canonical if !surt => Order::Key,
+            SortArg::Surt if surt_ia => Order::Key,
             SortArg::Canonical | SortArg::Surt => Order::Surt,
         },
         show_surt: surt,
@@ -58,7 +60,7 @@ pub fn run(a: &DedupArgs) -> Result<i32, CliError> {
         dedup::run(
             opened,
             &format,
-            &key,
+            &*key,
             &cfg,
             &mut report,
             &mut |b: &[u8]| out.write(b),
@@ -78,6 +80,5 @@ pub fn run(a: &DedupArgs) -> Result<i32, CliError> {
         summary(&s.stats, &extra, start, to_file);
     }
     repairs_note(&pool, run.quiet);
-    let _ = note;
     Ok(exit(run, &s.stats))
 }

@@ -1,15 +1,21 @@
 //! The small commands: `compare` (keys at every rung), `rules` (the
-//! protocol rung's named rules), `learn` (rules learned from redirects).
+//! protocol rung's named rules and the learned kinds), `learn` (rules
+//! learned from redirects and content digests).
 
 use std::borrow::Cow;
 use std::io::Write;
 
+use std::path::Path;
+
 use irinorm::batch::sink::OutputFile;
+use irinorm::batch::source::{self, Input};
 use irinorm::ladder::protocol::Rules;
+use irinorm::learn::digest::{self, DigestFormat, DigestOptions};
+use irinorm::learn::Learned;
 use irinorm::Level;
 
-use super::{learn_from, normalizer, prep};
-use crate::cli::{CliError, CompareArgs, InputArgs, LearnArgs, LevelArg};
+use super::{normalizer, note, prep, redirect_pairs, PREVIEW};
+use crate::cli::{CliError, CompareArgs, InputArgs, InputFormatArg, LearnArgs, LevelArg};
 use crate::term::escape;
 
 /// `compare`: the keys of A and B at each rung (with the same options as
@@ -33,7 +39,7 @@ pub fn compare(a: &CompareArgs) -> Result<i32, CliError> {
         let mut k = a.key.clone();
         k.level = level;
         if level != LevelArg::Protocol {
-            (k.rules, k.redirects) = (None, None);
+            (k.rules, k.redirects, k.learned) = (None, None, None);
         }
         let n = normalizer(&k)?;
         let prep = prep.clone().href_is_key(level == LevelArg::String);
@@ -115,7 +121,8 @@ fn default_input() -> InputArgs {
     }
 }
 
-/// `irinorm rules`: every rule, its description and an example.
+/// `irinorm rules`: every rule, its description and an example; then the
+/// kinds of rules `learn` writes to a rules file.
 pub fn rules() -> Result<i32, CliError> {
     let mut t =
         String::from("rules of the protocol rung (* = on by default; --rules LIST to choose)\n\n");
@@ -125,25 +132,146 @@ pub fn rules() -> Result<i32, CliError> {
             if on { '*' } else { ' ' }
         ));
     }
+    t.push_str(
+        "learned rules (irinorm learn --redirects/--digests -o rules.tsv; applied per host \
+         with --level protocol --learned rules.tsv; a row with contradictions is never applied)\n\n",
+    );
+    for (source, kind, pattern, what) in digest::rule_kinds() {
+        t.push_str(&format!(
+            "  {kind} {pattern}  (from {source})\n    {what}\n"
+        ));
+    }
     write_stdout(t.as_bytes())
 }
 
-/// `irinorm learn`: the learned rules with their support, and the
-/// contradictions set aside.
+/// `irinorm learn`: rules from redirects and/or digests, as a report on
+/// stdout or a rules file (`-o`).
 pub fn learn(a: &LearnArgs) -> Result<i32, CliError> {
-    let learned = learn_from(&a.redirects, a.min_evidence)?;
-    let mut t = format!(
+    let mut pairs = match &a.redirects {
+        Some(p) => redirect_pairs(p)?,
+        None => Vec::new(),
+    };
+    let read = match &a.digests {
+        Some(p) => Some(read_digests(p, a.input_format)?),
+        None => None,
+    };
+    let mut content = None;
+    if let Some((name, r)) = &read {
+        if !r.rejected.is_empty() {
+            note(format_args!(
+                "{}: {} line(s) rejected",
+                escape(name),
+                r.rejected.len()
+            ));
+            for (line, why) in r.rejected.iter().take(PREVIEW) {
+                note(format_args!(
+                    "rejected {}:{line}: {}",
+                    escape(name),
+                    escape(why)
+                ));
+            }
+        }
+        pairs.extend(r.redirects.iter().cloned());
+        let opts = DigestOptions {
+            min_evidence: a.min_evidence,
+            window: a.window,
+        };
+        content = Some(digest::learn(&r.records, &opts));
+    }
+    let mut learned = Learned::from_pairs(
+        pairs.iter().map(|(x, y)| (x.as_str(), y.as_str())),
+        a.min_evidence,
+    );
+    if let Some(c) = content {
+        learned = learned.with_content(c);
+    }
+    if let Some(path) = &a.output {
+        let mut out = OutputFile::create(Some(path))?;
+        out.write(learned.to_tsv().as_bytes())?;
+        out.finish()?;
+        let content_active = learned.content().active().count();
+        note(format_args!(
+            "{} redirect rule(s), {} content rule(s) ({} contradicted, never applied) written to {}",
+            learned.rules().count(),
+            content_active,
+            learned.content().candidates().len() - content_active,
+            escape(&path.display().to_string())
+        ));
+        return Ok(0);
+    }
+    let mut t = String::new();
+    if let Some((name, r)) = &read {
+        let (records, unusable) = learned.content().record_counts();
+        t.push_str(&format!(
+            "{}: {} captures read as content evidence ({} unusable URLs), {} not status 200 \
+             ({} redirects with a target), {} lines rejected\n",
+            escape(name),
+            records,
+            unusable,
+            r.not_200,
+            r.redirects.len(),
+            r.rejected.len()
+        ));
+    }
+    t.push_str(&format!(
         "{} redirects read; rules need {} agreeing observations and no contradiction\n\n",
         learned.rows(),
         a.min_evidence
-    );
+    ));
+    redirect_report(&mut t, &learned);
+    if read.is_some() {
+        let c = learned.content();
+        t.push_str(&format!(
+            "\nrules from digests (min evidence {} pages, window {}):\n",
+            a.min_evidence,
+            duration(a.window)
+        ));
+        t.push_str("origin,kind,pattern,support,contradictions\n");
+        for r in c.active() {
+            t.push_str(&content_row(r));
+        }
+        let contradicted: Vec<_> = c.candidates().iter().filter(|r| !r.is_active()).collect();
+        if !contradicted.is_empty() {
+            t.push_str("\ncontradicted (never applied):\n");
+            for r in contradicted {
+                t.push_str(&content_row(r));
+            }
+        }
+    }
+    write_stdout(t.as_bytes())
+}
+
+/// `2d`, `36h`, `90m`, `3600s`: a window as `--window` takes it.
+fn duration(secs: i64) -> String {
+    match secs {
+        s if s > 0 && s % 86_400 == 0 => format!("{}d", s / 86_400),
+        s if s > 0 && s % 3_600 == 0 => format!("{}h", s / 3_600),
+        s if s > 0 && s % 60 == 0 => format!("{}m", s / 60),
+        s => format!("{s}s"),
+    }
+}
+
+/// One content rule as a report row (escaped: it quotes crawl data).
+fn content_row(r: &digest::ContentRule) -> String {
+    format!(
+        "{},{},{},{},{}\n",
+        escape(&r.origin),
+        r.kind,
+        escape(&r.pattern),
+        r.support,
+        r.contradictions
+    )
+}
+
+/// The redirect rules, the contradictions set aside and the counts.
+fn redirect_report(t: &mut String, learned: &Learned) {
     t.push_str("host,change,paths,support\n");
     let mut rules: Vec<_> = learned.rules().collect();
     rules.sort_by(|x, y| (&x.host, x.change.name()).cmp(&(&y.host, y.change.name())));
     for r in &rules {
         t.push_str(&format!(
             "{},{},{},{}\n",
-            r.host,
+            escape(&r.host),
             r.change.name(),
             r.path_kind,
             r.support
@@ -157,14 +285,48 @@ pub fn learn(a: &LearnArgs) -> Result<i32, CliError> {
                 .iter()
                 .map(|(ch, pk, n)| format!("{} {pk} ×{n}", ch.name()))
                 .collect();
-            t.push_str(&format!("{}: {}\n", c.host, obs.join("; ")));
+            t.push_str(&format!("{}: {}\n", escape(&c.host), obs.join("; ")));
         }
     }
     t.push_str("\nobservations by kind:\n");
     for (change, n) in learned.counts() {
         t.push_str(&format!("{}: {n}\n", change.name()));
     }
-    write_stdout(t.as_bytes())
+}
+
+/// Read the captures of `--digests` (decompressed like every input), in
+/// the format of `--input-format` or of the file's name.
+fn read_digests(
+    path: &Path,
+    format: Option<InputFormatArg>,
+) -> Result<(String, digest::ReadResult), CliError> {
+    let name = path.display().to_string();
+    let fmt = match format {
+        Some(InputFormatArg::Cdx) => DigestFormat::Cdx,
+        Some(InputFormatArg::Cdxj) => DigestFormat::Cdxj,
+        Some(InputFormatArg::Csv) => DigestFormat::Csv,
+        Some(InputFormatArg::Tsv) => DigestFormat::Tsv,
+        Some(InputFormatArg::Lines) => {
+            return Err(CliError::msg(
+                "--digests needs records with a digest: --input-format cdx, cdxj, csv or tsv",
+            ))
+        }
+        None => DigestFormat::from_path(&name).ok_or_else(|| {
+            CliError::msg(format!(
+                "cannot tell the format of {} from its name: give --input-format cdx, cdxj, csv or tsv",
+                escape(&name)
+            ))
+        })?,
+    };
+    let input = Input::parse(path);
+    let opened = source::open_all(std::slice::from_ref(&input))?;
+    let Some(opened) = opened.into_iter().next() else {
+        return Err(CliError::msg("no input"));
+    };
+    let (stream, _) = source::open_stream(opened, None)?;
+    let r = digest::read_records(std::io::BufReader::new(stream), fmt)
+        .map_err(|e| CliError::io(format!("cannot read {name}"), &e))?;
+    Ok((name, r))
 }
 
 /// Write to stdout; a closed stdout ends quietly.
@@ -174,4 +336,18 @@ fn write_stdout(bytes: &[u8]) -> Result<i32, CliError> {
         .and_then(|()| out.flush())
         .map_err(|e| CliError::io("cannot write to stdout".into(), &e))?;
     Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn windows_print_as_they_are_written() {
+        for w in ["2d", "36h", "90m", "61s", "0s"] {
+            let secs = digest::parse_window(w).unwrap();
+            assert_eq!(duration(secs), w);
+        }
+        assert_eq!(duration(digest::parse_window("1w").unwrap()), "7d");
+    }
 }

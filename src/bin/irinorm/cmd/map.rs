@@ -9,25 +9,36 @@ use irinorm::batch::sink::OutputFile;
 use irinorm::batch::{source, Format, KeyFn};
 
 use super::{
-    batch_bytes, distinct_outputs, exit, format, inputs, normalizer, pool, prep, repairs_note,
-    summary, Report,
+    batch_bytes, distinct_outputs, exit, format, input_format, inputs, key_function, pool, prep,
+    repairs_note, summary, Report,
 };
-use crate::cli::{CliError, ConvertArgs, ConvertTo, FormatArg, NormalizeArgs, RunArgs};
+use crate::cli::{
+    CliError, ConvertArgs, ConvertTo, FormatArg, InputFormatArg, NormalizeArgs, RunArgs,
+};
 
 pub fn normalize(a: &NormalizeArgs) -> Result<i32, CliError> {
-    let n = normalizer(&a.key)?;
     let prep = prep(
         &a.run.input,
         a.key.base.as_deref(),
         Some(a.key.level.into()),
     )?;
-    let key = irinorm::batch::key_fn(prep, |t: &str| n.key(t));
-    run(&a.run, a.format, &key)
+    let key = key_function(&a.key, prep)?;
+    run(&a.run, a.format, &*key)
 }
 
 pub fn convert(a: &ConvertArgs) -> Result<i32, CliError> {
     if a.run.input.base_column.is_some() {
         return Err(CliError::msg("convert has no --base-column"));
+    }
+    if let Some(f @ (InputFormatArg::Cdx | InputFormatArg::Cdxj)) = input_format(&a.run) {
+        return Err(CliError::msg(format!(
+            "convert reads lines or csv/tsv, not {}: use normalize",
+            if f == InputFormatArg::Cdx {
+                "cdx"
+            } else {
+                "cdxj"
+            }
+        )));
     }
     let prep = prep(&a.run.input, None, None)?;
     let conv: fn(&str) -> irinorm::Result<Cow<'_, str>> = match a.to {
@@ -59,7 +70,8 @@ fn run(run: &RunArgs, out_format: FormatArg, key: &KeyFn<'_>) -> Result<i32, Cli
                 output_column: run.input.output_column.clone(),
             },
             (Format::Lines, FormatArg::Lines) => MapOutput::Lines,
-            (Format::Lines, FormatArg::Csv) => MapOutput::Csv,
+            (Format::Lines | Format::Cdx(_), FormatArg::Csv) => MapOutput::Csv,
+            (Format::Cdx(_), FormatArg::Lines) => MapOutput::Cdx,
         },
     };
     let mut out = OutputFile::create(run.output.as_deref())?;

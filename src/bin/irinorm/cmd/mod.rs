@@ -6,6 +6,7 @@ mod dedup;
 mod info;
 mod map;
 
+use std::borrow::Cow;
 use std::fmt;
 use std::io::{IsTerminal, Write};
 use std::path::Path;
@@ -16,12 +17,15 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use irinorm::batch::prep::{Prep, PrepConfig};
 use irinorm::batch::sink::{csv_field, csv_u64, OutputFile};
 use irinorm::batch::source::{Column, Input};
-use irinorm::batch::{Format, Observer, RecordFormat, Reject, Stats};
+use irinorm::batch::{Format, KeyFn, Observer, RecordFormat, Reject, Stats};
 use irinorm::ladder::protocol::{ProtocolRules, Rules};
 use irinorm::learn::Learned;
+use irinorm::surt_ia::surt_ia;
 use irinorm::{Level, Normalizer, Options};
 
-use crate::cli::{Cli, CliError, Command, InputArgs, InputFormatArg, KeyArgs, RunArgs};
+use crate::cli::{
+    Cli, CliError, Command, FormArg, InputArgs, InputFormatArg, KeyArgs, LevelArg, RunArgs,
+};
 use crate::term::escape;
 
 /// How many rejected lines are shown on stderr without `--rejects`.
@@ -40,17 +44,24 @@ pub fn run(cli: Cli) -> Result<i32, CliError> {
 }
 
 /// The normalizer of `--level`, `--form`, `--nfc`, `--base`, `--rules`,
-/// `--redirects`.
+/// `--redirects`, `--learned`.
 pub fn normalizer(k: &KeyArgs) -> Result<Normalizer, CliError> {
     let level: Level = k.level.into();
-    if level != Level::Protocol && (k.rules.is_some() || k.redirects.is_some()) {
+    if level != Level::Protocol
+        && (k.rules.is_some() || k.redirects.is_some() || k.learned.is_some())
+    {
         return Err(CliError::msg(
-            "--rules and --redirects need --level protocol",
+            "--rules, --redirects and --learned need --level protocol",
         ));
     }
+    let form = k.form.ladder_form().ok_or_else(|| {
+        CliError::msg(
+            "--form surt-ia is the Internet Archive's canonicalization, not a form of the ladder",
+        )
+    })?;
     let mut n = Normalizer::new(Options {
         level,
-        form: k.form.into(),
+        form,
         nfc: k.nfc,
     });
     if level == Level::Protocol {
@@ -59,11 +70,7 @@ pub fn normalizer(k: &KeyArgs) -> Result<Normalizer, CliError> {
                 .map_err(|e| CliError::msg(format!("invalid --rules {list}: {e}")))?,
             None => Rules::DEFAULT,
         };
-        let learned = match &k.redirects {
-            Some(path) => Some(learn_from(path, k.min_evidence)?),
-            None => None,
-        };
-        n = n.with_protocol(Arc::new(ProtocolRules::new(rules, learned)));
+        n = n.with_protocol(Arc::new(ProtocolRules::new(rules, learned_rules(k)?)));
     }
     match &k.base {
         Some(b) => n
@@ -73,12 +80,93 @@ pub fn normalizer(k: &KeyArgs) -> Result<Normalizer, CliError> {
     }
 }
 
+/// The rules of `--redirects` and `--learned` (both: merged, see
+/// [`Learned::merge`]).
+fn learned_rules(k: &KeyArgs) -> Result<Option<Learned>, CliError> {
+    let from_redirects = match &k.redirects {
+        Some(path) => Some(learn_from(path, k.min_evidence)?),
+        None => None,
+    };
+    let from_file = match &k.learned {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| CliError::io(format!("cannot read {}", path.display()), &e))?;
+            Some(
+                Learned::from_tsv(&text)
+                    .map_err(|e| CliError::msg(format!("{}: {}", path.display(), escape(&e))))?,
+            )
+        }
+        None => None,
+    };
+    Ok(match (from_redirects, from_file) {
+        (Some(a), Some(b)) => Some(a.merge(b)),
+        (a, b) => a.or(b),
+    })
+}
+
+/// The key function of a run: `prep`, then the ladder's key (`--level`,
+/// `--form`, …), or with `--form surt-ia` the Internet Archive's SURT
+/// ([`irinorm::surt_ia`]), which replaces the ladder.
+pub fn key_function(k: &KeyArgs, prep: Prep) -> Result<Box<KeyFn<'static>>, CliError> {
+    if k.form != FormArg::SurtIa {
+        let n = normalizer(k)?;
+        return Ok(Box::new(irinorm::batch::key_fn(prep, move |t: &str| {
+            n.key(t)
+        })));
+    }
+    if k.level != LevelArg::Scheme
+        || k.nfc
+        || k.rules.is_some()
+        || k.redirects.is_some()
+        || k.learned.is_some()
+    {
+        return Err(CliError::msg(
+            "--form surt-ia is the Internet Archive's canonicalization, not a rung of the \
+             ladder: it takes no --level, --nfc, --rules, --redirects or --learned",
+        ));
+    }
+    // --base: resolved (RFC 3986 §5.2) at the string rung, nothing else.
+    let base = match &k.base {
+        Some(b) => Some(
+            Normalizer::new(Options {
+                level: Level::String,
+                ..Options::default()
+            })
+            .with_base(b)
+            .map_err(|e| CliError::msg(format!("invalid --base {}: {e}", escape(b))))?,
+        ),
+        None => None,
+    };
+    Ok(Box::new(irinorm::batch::key_fn(
+        prep,
+        move |t: &str| -> irinorm::Result<Cow<'_, str>> {
+            let resolved = match &base {
+                Some(n) => n.key(t)?,
+                None => Cow::Borrowed(t),
+            };
+            surt_ia(&resolved).map(Cow::Owned).map_err(|e| {
+                irinorm::Error::new(0, irinorm::ErrorKind::Other(format!("no IA SURT: {e}")))
+            })
+        },
+    )))
+}
+
 /// Read a redirect log (CSV from,to) and learn from it (3987bis §5.3.4).
 pub fn learn_from(path: &Path, min_evidence: usize) -> Result<Learned, CliError> {
+    Ok(Learned::from_pairs(
+        redirect_pairs(path)?
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str())),
+        min_evidence,
+    ))
+}
+
+/// The `(from, to)` pairs of a redirect log.
+pub fn redirect_pairs(path: &Path) -> Result<Vec<(String, String)>, CliError> {
     let f = std::fs::File::open(path)
         .map_err(|e| CliError::io(format!("cannot open {}", path.display()), &e))?;
-    Learned::from_csv_with(std::io::BufReader::new(f), min_evidence)
-        .map_err(|e| CliError::msg(format!("{}: {e}", path.display())))
+    irinorm::learn::read_pairs(std::io::BufReader::new(f))
+        .map_err(|e| CliError::msg(format!("{}: {}", path.display(), escape(&e))))
 }
 
 /// The preparation of `--mode`, `--decode-entities`, `--query-encoding`,
@@ -104,32 +192,50 @@ pub fn prep(a: &InputArgs, base: Option<&str>, level: Option<Level>) -> Result<P
     Ok(prep.href_is_key(level == Some(Level::String)))
 }
 
-/// Lines or CSV/TSV records: `--input-format`, else inferred from the
-/// first input's name (`.csv`/`.tsv`, also followed by `.gz`/`.zst`).
-pub fn format(run: &RunArgs) -> Result<Format, CliError> {
+/// The `--input-format`, else the one inferred from the first input's
+/// name (`.csv`/`.tsv`/`.cdx`/`.cdxj`, also followed by `.gz`/`.zst`).
+pub fn input_format(run: &RunArgs) -> Option<InputFormatArg> {
     let inferred = || {
         let name = run.inputs.first()?.to_str()?.to_ascii_lowercase();
         let name = name
             .strip_suffix(".gz")
             .or_else(|| name.strip_suffix(".zst"))
             .unwrap_or(&name);
-        if name.ends_with(".csv") {
-            Some(InputFormatArg::Csv)
-        } else if name.ends_with(".tsv") {
-            Some(InputFormatArg::Tsv)
-        } else {
-            None
+        match name.rsplit_once('.')?.1 {
+            "csv" => Some(InputFormatArg::Csv),
+            "tsv" => Some(InputFormatArg::Tsv),
+            "cdx" => Some(InputFormatArg::Cdx),
+            "cdxj" => Some(InputFormatArg::Cdxj),
+            _ => None,
         }
     };
+    run.input.input_format.or_else(inferred)
+}
+
+/// Lines, CDX/CDXJ lines or CSV/TSV records (see [`input_format`]).
+pub fn format(run: &RunArgs) -> Result<Format, CliError> {
     let a = &run.input;
-    let delimiter = match a.input_format.or_else(inferred) {
-        None | Some(InputFormatArg::Lines) => {
-            if a.column.is_some() || a.base_column.is_some() {
+    let fmt = input_format(run);
+    let columns = a.column.is_some() || a.base_column.is_some();
+    let delimiter = match fmt {
+        None | Some(InputFormatArg::Lines) if columns => {
+            return Err(CliError::msg(
+                "--column and --base-column need csv or tsv input (--input-format)",
+            ))
+        }
+        None | Some(InputFormatArg::Lines) => return Ok(Format::Lines),
+        Some(f @ (InputFormatArg::Cdx | InputFormatArg::Cdxj)) => {
+            if columns || a.split_spaces {
                 return Err(CliError::msg(
-                    "--column and --base-column need csv or tsv input (--input-format)",
+                    "cdx/cdxj input: the reference is each record's original URL; \
+                     --column, --base-column and --split-spaces do not apply",
                 ));
             }
-            return Ok(Format::Lines);
+            return Ok(Format::Cdx(if f == InputFormatArg::Cdx {
+                irinorm::cdx::Format::Cdx
+            } else {
+                irinorm::cdx::Format::Cdxj
+            }));
         }
         Some(InputFormatArg::Csv) => b',',
         Some(InputFormatArg::Tsv) => b'\t',
@@ -344,4 +450,79 @@ pub fn batch_bytes(run: &RunArgs, threads: usize) -> usize {
 /// The exit status of a run that completed.
 pub fn exit(run: &RunArgs, stats: &Stats) -> i32 {
     i32::from(run.strict && stats.rejected > 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn run_args(args: &[&str]) -> RunArgs {
+        let mut v = vec!["irinorm", "normalize"];
+        v.extend(args);
+        match Cli::parse_from(v).command {
+            Command::Normalize(a) => a.run,
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn input_format_from_names_and_flag() {
+        let f = |args: &[&str]| input_format(&run_args(args));
+        assert_eq!(f(&["x.cdx"]), Some(InputFormatArg::Cdx));
+        assert_eq!(f(&["X.CDXJ.gz"]), Some(InputFormatArg::Cdxj));
+        assert_eq!(f(&["a/b.cdx.zst"]), Some(InputFormatArg::Cdx));
+        assert_eq!(f(&["u.tsv"]), Some(InputFormatArg::Tsv));
+        assert_eq!(f(&["u.txt"]), None);
+        assert_eq!(f(&["cdx"]), None);
+        assert_eq!(
+            f(&["u.txt", "--input-format", "cdxj"]),
+            Some(InputFormatArg::Cdxj)
+        );
+        assert_eq!(
+            format(&run_args(&["x.cdxj"])).unwrap(),
+            Format::Cdx(irinorm::cdx::Format::Cdxj)
+        );
+        for bad in [
+            &["x.cdx", "--column", "2"][..],
+            &["x.cdx", "--split-spaces"][..],
+        ] {
+            let e = format(&run_args(bad)).unwrap_err().to_string();
+            assert!(e.contains("original URL"), "{bad:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn surt_ia_refuses_the_ladder_options() {
+        let key_args = |args: &[&str]| {
+            let mut v = vec!["irinorm", "normalize", "--form", "surt-ia"];
+            v.extend(args);
+            match Cli::parse_from(v).command {
+                Command::Normalize(a) => a.key,
+                _ => unreachable!(),
+            }
+        };
+        let key = key_function(&key_args(&[]), Prep::default()).unwrap();
+        assert_eq!(
+            key("http://www.archive.org/goo/?b&a", None).unwrap(),
+            "org,archive)/goo?a&b"
+        );
+        let key = key_function(
+            &key_args(&["--base", "http://www.A.org/x/"]),
+            Prep::default(),
+        )
+        .unwrap();
+        assert_eq!(key("Goo?b&a", None).unwrap(), "org,a)/x/goo?a&b");
+        for bad in [
+            &["--level", "protocol"][..],
+            &["--level", "syntax"][..],
+            &["--nfc"][..],
+        ] {
+            let e = key_function(&key_args(bad), Prep::default())
+                .err()
+                .unwrap()
+                .to_string();
+            assert!(e.contains("not a rung"), "{bad:?}: {e}");
+        }
+    }
 }
