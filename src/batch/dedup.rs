@@ -1,11 +1,13 @@
 //! The dedup engine: one table of distinct keys, partitioned by hash,
 //! within a memory budget, spilling to disk when it would not fit.
 //!
-//! 1. Batches of lines, CDX/CDXJ lines or CSV/TSV records arrive from [`super::source`] in
-//!    input order. Each batch is cut into chunks; workers (rayon) compute
-//!    every key (3987bis §5.3, through the caller's [`KeyFn`]) and its hash
-//!    (foldhash, computed once, here), dedup within the chunk, and group the
-//!    chunk's distinct keys by partition (bits of the hash).
+//! 1. Batches of lines, CDX/CDXJ lines or CSV/TSV records arrive from
+//!    [`super::source`] in input order. Each batch is cut into chunks;
+//!    workers (rayon) compute every key (3987bis §5.3, through the caller's
+//!    [`KeyFn`]) and its hash (foldhash, computed once, here, and compared
+//!    before any key bytes), and group the chunk's keys by partition (bits
+//!    of the hash). There is no chunk-local table: measured, it cost more
+//!    than the repeats it saved the merge (BENCHMARKS.md §10).
 //! 2. The partitions are merged in parallel, each by one task that walks the
 //!    batch's chunks *in order*: the first row inserted for a key is its
 //!    first occurrence, without locks and whatever the scheduling. A row
@@ -268,7 +270,7 @@ impl Span {
     }
 }
 
-/// A key first seen in a chunk.
+/// A key of a chunk (one per accepted line, or per item of a line).
 #[derive(Clone, Copy)]
 struct Entry {
     hash: u64,
@@ -277,7 +279,6 @@ struct Entry {
     /// 1-based line.
     line: u64,
     item: u32,
-    count: u32,
 }
 
 /// The keys of one chunk of a batch.
@@ -295,16 +296,9 @@ struct Chunk {
     rejects: Vec<Reject>,
 }
 
-/// Per-worker table reused from chunk to chunk.
-#[derive(Default)]
-struct Scratch {
-    table: HashTable<u32>,
-}
-
 /// Builds one chunk's entries.
 struct ChunkBuilder<'a> {
     data: &'a [u8],
-    table: HashTable<u32>,
     entries: Vec<Entry>,
     arena: Vec<u8>,
     hasher: &'a foldhash::fast::FixedState,
@@ -337,8 +331,8 @@ impl<'a> ChunkBuilder<'a> {
         self.stash(s)
     }
 
-    /// Count one occurrence of `key` (first seen with `example` at `line`,
-    /// `item`). False if a length would overflow (the line is rejected).
+    /// One occurrence of `key` with `example` at `line`, `item`. False if a
+    /// length would overflow (the line is rejected).
     #[inline]
     fn insert(
         &mut self,
@@ -349,14 +343,6 @@ impl<'a> ChunkBuilder<'a> {
         item: u32,
     ) -> bool {
         let hash = self.hasher.hash_one(key);
-        let (entries, arena, data) = (&mut self.entries, &self.arena, self.data);
-        if let Some(&i) = self.table.find(hash, |&i| {
-            let e = &entries[i as usize];
-            e.hash == hash && e.key.get(data, arena) == key
-        }) {
-            entries[i as usize].count += 1;
-            return true;
-        }
         let Some(k) = self.span(key) else {
             return false;
         };
@@ -370,18 +356,13 @@ impl<'a> ChunkBuilder<'a> {
                 None => return false,
             },
         };
-        let idx = self.entries.len() as u32;
         self.entries.push(Entry {
             hash,
             key: k,
             example: ex,
             line,
             item,
-            count: 1,
         });
-        let entries = &self.entries;
-        self.table
-            .insert_unique(hash, idx, |&i| entries[i as usize].hash);
         true
     }
 
@@ -402,13 +383,11 @@ impl<'a> ChunkBuilder<'a> {
 
     fn finish(
         self,
-        scratch: &mut Scratch,
         file: u32,
         range: std::ops::Range<usize>,
         stats: Stats,
         rejects: Vec<Reject>,
     ) -> Chunk {
-        scratch.table = self.table;
         let entries = self.entries;
         // Group entry indices by partition (counting sort).
         let mut part_start = vec![0u32; PARTS + 1];
@@ -453,12 +432,9 @@ fn key_batch(
         let pieces: Vec<&[super::source::Rec]> = batch.records.chunks(per).collect();
         return pieces
             .par_iter()
-            .map_init(Scratch::default, |scratch, recs| {
-                let mut scratch_table = std::mem::take(&mut scratch.table);
-                scratch_table.clear();
+            .map(|recs| {
                 let mut b = ChunkBuilder {
                     data: &[],
-                    table: scratch_table,
                     entries: Vec::new(),
                     arena: Vec::new(),
                     hasher,
@@ -492,7 +468,7 @@ fn key_batch(
                         }
                     }
                 }
-                b.finish(scratch, file, 0..0, stats, rejects)
+                b.finish(file, 0..0, stats, rejects)
             })
             .collect();
     }
@@ -514,13 +490,10 @@ fn key_batch(
     ranges
         .into_par_iter()
         .zip(firsts)
-        .map_init(Scratch::default, |scratch, (range, first_line)| {
+        .map(|(range, first_line)| {
             let bytes = &data[range.clone()];
-            let mut table = std::mem::take(&mut scratch.table);
-            table.clear();
             let mut b = ChunkBuilder {
                 data: bytes,
-                table,
                 entries: Vec::new(),
                 arena: Vec::new(),
                 hasher,
@@ -563,7 +536,7 @@ fn key_batch(
                     reason,
                 });
             });
-            b.finish(scratch, file, range, stats, rejects)
+            b.finish(file, range, stats, rejects)
         })
         .collect()
 }
@@ -770,7 +743,7 @@ impl Table {
                         e.key.get(data, &c.arena),
                         e.example.get(data, &c.arena),
                         (c.file, e.line, e.item),
-                        u64::from(e.count),
+                        1,
                     );
                 }
             }
