@@ -39,7 +39,7 @@ use rayon::prelude::*;
 use super::line::{line_key, line_text, reject_input, strip_cr, Text};
 use super::sink::{csv_field, csv_u64};
 use super::source::{
-    count_lines, for_each_batch, for_each_line, split_chunks, Batch, Format, Item, Layout, Opened,
+    for_each_batch, for_each_line, line_chunks, Batch, Format, Item, Layout, Opened,
 };
 use super::{cleanup, Error, KeyFn, Observer, Reject, Stats};
 use crate::cdx::CdxLayout;
@@ -473,23 +473,8 @@ fn key_batch(
             .collect();
     }
     let data = &batch.data;
-    let ranges = split_chunks(data, cfg.chunk_size);
-    let counts: Vec<u64> = ranges
-        .par_iter()
-        .map(|r| count_lines(&data[r.clone()]))
-        .collect();
-    let mut first = batch.first_line;
-    let firsts: Vec<u64> = counts
-        .iter()
-        .map(|n| {
-            let f = first;
-            first += n;
-            f
-        })
-        .collect();
-    ranges
+    line_chunks(batch, cfg.chunk_size)
         .into_par_iter()
-        .zip(firsts)
         .map(|(range, first_line)| {
             let bytes = &data[range.clone()];
             let mut b = ChunkBuilder {

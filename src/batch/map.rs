@@ -20,7 +20,7 @@ use super::line::{
 };
 use super::sink::{csv_u64, field_with};
 use super::source::{
-    count_lines, for_each_batch, for_each_line, split_chunks, Batch, Format, Item, Layout, Opened,
+    for_each_batch, for_each_line, line_chunks, Batch, Format, Item, Layout, Opened,
 };
 use super::{Error, KeyFn, Observer, Reject, RejectReason, Stats};
 use crate::cdx::CdxLayout;
@@ -162,23 +162,8 @@ fn map_lines(
     let cs = cfg
         .chunk_size
         .min((data.len() / (threads * 4)).max(16 << 10));
-    let ranges = split_chunks(data, cs);
-    let counts: Vec<u64> = ranges
-        .par_iter()
-        .map(|r| count_lines(&data[r.clone()]))
-        .collect();
-    let mut first = batch.first_line;
-    let firsts: Vec<u64> = counts
-        .iter()
-        .map(|n| {
-            let f = first;
-            first += n;
-            f
-        })
-        .collect();
-    ranges
+    line_chunks(batch, cs)
         .into_par_iter()
-        .zip(firsts)
         .map(|(r, first)| map_chunk(&data[r], batch, first, cdx, key, cfg))
         .collect()
 }

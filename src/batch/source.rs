@@ -690,6 +690,28 @@ pub fn for_each_line<'a>(chunk: &'a [u8], mut f: impl FnMut(&'a [u8], usize)) ->
     n
 }
 
+/// `batch`'s lines cut into chunks of about `chunk_size` bytes at line
+/// ends, each with the 0-based number of its first line in the input
+/// (counted in parallel on the current rayon pool).
+pub fn line_chunks(batch: &Batch, chunk_size: usize) -> Vec<(Range<usize>, u64)> {
+    use rayon::prelude::*;
+    let ranges = split_chunks(&batch.data, chunk_size);
+    let counts: Vec<u64> = ranges
+        .par_iter()
+        .map(|r| count_lines(&batch.data[r.clone()]))
+        .collect();
+    let mut first = batch.first_line;
+    ranges
+        .into_iter()
+        .zip(counts)
+        .map(|(r, n)| {
+            let f = first;
+            first += n;
+            (r, f)
+        })
+        .collect()
+}
+
 /// Number of lines in a chunk (same rule as [`for_each_line`]).
 pub fn count_lines(chunk: &[u8]) -> u64 {
     let nl = memchr::memchr_iter(b'\n', chunk).count() as u64;
