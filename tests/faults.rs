@@ -1,0 +1,174 @@
+//! Fault injection, end to end: what the binary does when the world
+//! misbehaves. Every run either succeeds with counts that add up
+//! (accepted + rejected + blank = lines) or fails with one clear line and
+//! exit 2 — never a panic, never a signal death, never a partial output
+//! under the target name. (SIGINT/SIGTERM mid-run: tests/engine.rs.)
+
+mod common;
+
+use std::io::Write;
+use std::process::{Output, Stdio};
+
+use common::{bin, run};
+
+/// (lines, blank, accepted, rejected) from the summary line on stderr.
+fn counts(o: &Output) -> (u64, u64, u64, u64) {
+    let err = String::from_utf8_lossy(&o.stderr);
+    let line = err
+        .lines()
+        .find(|l| l.contains(" lines: "))
+        .unwrap_or_else(|| panic!("no summary in {err}"));
+    let nums: Vec<u64> = line
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|s| !s.is_empty())
+        .take(4)
+        .map(|s| s.parse().unwrap())
+        .collect();
+    (nums[0], nums[1], nums[2], nums[3])
+}
+
+fn add_up(o: &Output) -> (u64, u64, u64, u64) {
+    let c = counts(o);
+    assert_eq!(c.1 + c.2 + c.3, c.0, "counts do not add up: {c:?}");
+    c
+}
+
+#[test]
+fn output_to_a_full_device_is_one_clear_error() {
+    for cmd in ["dedup", "normalize"] {
+        let o = run(&[cmd, "-", "-o", "/dev/full"], b"http://a/\nhttp://b/\n");
+        assert_eq!(o.status.code(), Some(2), "{cmd}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("cannot write /dev/full: No space left on device"),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn output_directory_that_disappears() {
+    let dir = tempfile::tempdir().unwrap();
+    let sub = dir.path().join("out");
+    std::fs::create_dir(&sub).unwrap();
+    let target = sub.join("unique.csv");
+    let mut child = bin()
+        .args(["dedup", "-", "-o", target.to_str().unwrap()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"http://a/\nhttp://b/\n").unwrap();
+    stdin.flush().unwrap();
+    // The atomic output's temporary file exists by now or soon.
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    std::fs::remove_dir_all(&sub).unwrap();
+    drop(stdin);
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("cannot create"), "{err}");
+    assert!(!sub.exists(), "nothing is recreated");
+}
+
+#[test]
+fn random_bytes_and_nul_are_rejected_lines() {
+    // A deterministic "random" file: every byte value, scrambled.
+    let mut bytes = Vec::with_capacity(1 << 20);
+    let mut x: u32 = 0x1234_5678;
+    for _ in 0..(1 << 20) {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        bytes.push((x >> 24) as u8);
+    }
+    let o = run(&["dedup", "-", "-q", "--rejects", "/dev/null"], &bytes);
+    assert_eq!(o.status.code(), Some(0));
+    let o = run(&["normalize", "-", "-o", "/dev/null"], &bytes);
+    assert_eq!(o.status.code(), Some(0));
+    let (lines, _, _, rejected) = add_up(&o);
+    assert!(lines > 3000 && rejected > 3000);
+
+    let o = run(
+        &["dedup", "-", "-o", "/dev/null"],
+        b"http://a/\0b\n\0\nhttp://a/\n",
+    );
+    assert_eq!(add_up(&o), (3, 0, 1, 2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("\\x00"),
+        "NUL is escaped on the terminal: {err}"
+    );
+}
+
+#[test]
+fn a_100_mb_line_is_rejected_and_the_rest_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("long.txt");
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    f.write_all(b"http://a/before\nhttp://a/").unwrap();
+    let block = vec![b'x'; 1 << 20];
+    for _ in 0..100 {
+        f.write_all(&block).unwrap();
+    }
+    f.write_all(b"\nhttp://a/after\n").unwrap();
+    f.flush().unwrap();
+    drop(f);
+    for cmd in ["dedup", "normalize"] {
+        let o = run(&[cmd, path.to_str().unwrap(), "-o", "/dev/null"], b"");
+        assert_eq!(o.status.code(), Some(0), "{cmd}");
+        assert_eq!(add_up(&o), (3, 0, 2, 1), "{cmd}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("line longer than 65536 bytes"), "{err}");
+    }
+}
+
+#[test]
+fn cr_only_lines() {
+    // A lone CR (the CR of CRLF) is blank; more CRs are not a reference.
+    let o = run(
+        &["normalize", "-", "--format", "csv"],
+        b"\r\n\r\r\n\r\r\r\r\nhttp://a/\r\n\r",
+    );
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(add_up(&o), (5, 2, 1, 2));
+}
+
+#[test]
+fn input_truncated_while_it_is_read() {
+    // Files are read, not mapped: truncation ends the input early instead of
+    // killing the process with SIGBUS. Whatever was read is processed.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("shrinking.txt");
+    let mut text = Vec::new();
+    for i in 0..400_000 {
+        writeln!(text, "http://h{}.example/p/{i}", i % 1000).unwrap();
+    }
+    std::fs::write(&path, &text).unwrap();
+    let child = bin()
+        .args([
+            "dedup",
+            path.to_str().unwrap(),
+            "-o",
+            "/dev/null",
+            "--threads",
+            "1",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(1000)
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    let (lines, _, accepted, _) = add_up(&o);
+    assert!(lines >= 1 && accepted >= 1 && lines <= 400_000);
+}
