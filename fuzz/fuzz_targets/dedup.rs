@@ -1,0 +1,101 @@
+//! The dedup engine against a naive reference: the same lines keyed one by
+//! one into a `BTreeMap` (key → count, first line, example), rows in order
+//! of first occurrence. The engine runs with a tiny memory budget (it
+//! spills after every batch), small chunks and batches, and several
+//! workers; its CSV must be exactly the reference's.
+#![no_main]
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::sync::{Arc, OnceLock};
+
+use irinorm::batch::line::{key_of, line_text, Text};
+use irinorm::batch::sink::{csv_field, csv_u64};
+use irinorm::batch::{dedup, key_fn, prep::Prep, source, Format, Quiet};
+use irinorm::{Level, Normalizer, Options};
+use libfuzzer_sys::fuzz_target;
+
+fn pool() -> Arc<rayon::ThreadPool> {
+    static POOL: OnceLock<Arc<rayon::ThreadPool>> = OnceLock::new();
+    POOL.get_or_init(|| Arc::new(rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap()))
+        .clone()
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&sel, body)) = data.split_first() else { return };
+    // Compressed and UTF-16 inputs are the source's business (other
+    // targets); a UTF-8 BOM at the start is dropped, as the engine does.
+    for magic in [&[0x1f, 0x8b][..], &[0x28, 0xb5, 0x2f, 0xfd], &[0xff, 0xfe], &[0xfe, 0xff]] {
+        if body.starts_with(magic) {
+            return;
+        }
+    }
+    let text = body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body);
+    let level = Level::ALL[(sel & 3) as usize];
+    let n = Normalizer::new(Options { level, ..Options::default() });
+    let key = key_fn(Prep::default(), |s: &str| n.key(s));
+    let max_line = 200;
+
+    // The reference.
+    let mut rows: BTreeMap<String, (u64, u64, Vec<u8>)> = BTreeMap::new();
+    let mut lines = 0u64;
+    let mut start = 0;
+    while start < text.len() {
+        let end = memchr_nl(&text[start..]).map_or(text.len(), |i| start + i);
+        let line = &text[start..end];
+        lines += 1;
+        if let Text::Text(t) = line_text(line, max_line, None) {
+            if let Ok(k) = key_of(&t, None, &key) {
+                let ex = line.strip_suffix(b"\r").unwrap_or(line).to_vec();
+                rows.entry(k.into_owned()).or_insert((0, lines, ex)).0 += 1;
+            }
+        }
+        start = end + 1;
+    }
+    let mut order: Vec<(&String, &(u64, u64, Vec<u8>))> = rows.iter().collect();
+    order.sort_by_key(|(_, v)| v.1);
+    let mut want = dedup::HEADER.to_vec();
+    for (k, (count, line, ex)) in order {
+        csv_field(&mut want, k.as_bytes());
+        want.push(b',');
+        csv_u64(&mut want, *count);
+        want.extend_from_slice(b",in,");
+        csv_u64(&mut want, *line);
+        want.push(b',');
+        csv_field(&mut want, ex);
+        want.push(b'\n');
+    }
+
+    // The engine, spilling.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("in");
+    std::fs::File::create(&path).unwrap().write_all(body).unwrap();
+    let mut inputs = source::open_all(&[source::Input::Path(path)]).unwrap();
+    for o in &mut inputs {
+        o.name = "in".into();
+    }
+    let cfg = dedup::Config {
+        chunk_size: 64,
+        batch_bytes: 256,
+        memory: 1,
+        max_line_bytes: max_line,
+        temp_dir: Some(dir.path().to_path_buf()),
+        pool: Some(pool()),
+        ..dedup::Config::default()
+    };
+    let mut got = Vec::new();
+    let s = dedup::run(inputs, &Format::Lines, &key, &cfg, &mut Quiet, &mut |b: &[u8]| {
+        got.extend_from_slice(b);
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(s.stats.lines, lines);
+    assert_eq!(
+        String::from_utf8_lossy(&got),
+        String::from_utf8_lossy(&want),
+        "level {level:?}"
+    );
+});
+
+fn memchr_nl(b: &[u8]) -> Option<usize> {
+    b.iter().position(|&c| c == b'\n')
+}
