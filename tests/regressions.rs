@@ -235,3 +235,21 @@ fn web_schemes_need_a_host() {
     assert!(key("file:///etc/passwd", Level::Scheme).is_ok());
     assert!(key("foo:///x", Level::Scheme).is_ok());
 }
+
+/// Found by the `resolve` fuzz target (the harness's invariant was too
+/// strong, not the library): `--base` resolves *relative* references only.
+/// An absolute reference keeps its rootless path's dot segments, as it does
+/// without a base (RFC 3986 §5.2.2 would remove them, and could turn
+/// `foo:a/../..//b` into an authority).
+#[test]
+fn base_leaves_absolute_references_alone() {
+    let reference = "foo:@//h.example/a/x.ht01../../b/";
+    let plain = Normalizer::new(Options::default());
+    let based = Normalizer::new(Options::default())
+        .with_base("http://a/b/c/d;p?q")
+        .unwrap();
+    assert_eq!(k(&based, reference).unwrap(), k(&plain, reference).unwrap());
+    assert!(k(&based, reference).unwrap().contains("x.ht01../../b/"));
+    // A relative reference is resolved, dot segments and all.
+    assert_eq!(k(&based, "../g/./h").unwrap(), "http://a/b/g/h");
+}
