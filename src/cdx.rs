@@ -248,7 +248,13 @@ impl CdxLayout {
 
     /// The header line `normalize` writes for a CDX header it read.
     pub fn header_with_key(line: &str) -> String {
-        format!("{} A", line.strip_suffix('\r').unwrap_or(line))
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        // `header` accepts surrounding spaces; the header written back must
+        // be one it accepts again (found by the `cdx` fuzz target).
+        match line.strip_prefix(" CDX ") {
+            Some(rest) => format!(" CDX {} A", rest.trim()),
+            None => format!("{line} A"),
+        }
     }
 }
 

@@ -253,3 +253,16 @@ fn base_leaves_absolute_references_alone() {
     // A relative reference is resolved, dot segments and all.
     assert_eq!(k(&based, "../g/./h").unwrap(), "http://a/b/g/h");
 }
+
+/// Found by the `cdx` fuzz target: a CDX header with trailing spaces was
+/// accepted, but the header `normalize` wrote back (with its `A` field) was
+/// not.
+#[test]
+fn cdx_header_with_key_is_a_header_again() {
+    use irinorm::cdx::{CdxLayout, Format};
+    let mut l = CdxLayout::new(Format::Cdx);
+    assert_eq!(l.header(" CDX a  "), Ok(true));
+    let h = CdxLayout::header_with_key(" CDX a  ");
+    assert_eq!(h, " CDX a A");
+    assert_eq!(CdxLayout::new(Format::Cdx).header(&h), Ok(true));
+}
