@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every fuzz target for a short time (FUZZ_SECONDS, default 20) on the
-# committed corpus (fuzz/corpus/<target>); a crash or a broken invariant
-# fails the run. New inputs go to a temporary directory, so the committed
+# committed, minimized corpus (fuzz/corpus.tar.gz, unpacked to
+# fuzz/corpus/<target>); a crash or a broken invariant fails the run. New inputs go to a temporary directory, so the committed
 # corpus is not modified. Without a nightly toolchain this prints that it
 # skipped, and succeeds: the crate itself builds on stable.
 set -euo pipefail
@@ -15,6 +15,10 @@ fi
 if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
     echo "== installing cargo-fuzz"
     cargo install cargo-fuzz --locked
+fi
+
+if [ ! -d corpus ]; then
+    tar xzf corpus.tar.gz
 fi
 
 echo "== cargo fuzz build (no sanitizer: safe Rust; libFuzzer's coverage only)"

@@ -112,7 +112,10 @@ impl WebParser {
     pub fn parse(&self, input: &str, repairs: &mut Repairs) -> Result<Href> {
         // Without the callback the parser skips its per-character checks;
         // most lines come out as they went in and have nothing to count.
-        let href = self.run(input, None)?;
+        let mut href = self.run(input, None)?;
+        if href.starts_with("file:") {
+            href = file_fixed_point(href);
+        }
         if href != input {
             let seen = Violations::default();
             self.run(input, Some(&|v| seen.log(v)))?;
@@ -367,6 +370,22 @@ fn standard_error(input: &str, e: ParseError) -> Error {
 /// Maps an error the ladder found in [`Href::to_uri_ref`] of `input` to the
 /// reference as written: its offset moves to the start of the same component
 /// in `input` (the reference's first character when `input` has no such
+
+/// A `file:` href parsed again until it no longer changes (at most three
+/// times). The `url` crate lags the Standard on `file:` hosts and Windows
+/// drive letters (tests/wpt/expected_failures.txt), and there its output can
+/// parse to something else (`file://h//v|/x` → `file://h/v|/x` →
+/// `file:///v:/x`, found by the `preprocess` fuzz target): a key must be a
+/// fixed point, so the last spelling is kept.
+fn file_fixed_point(mut href: String) -> String {
+    for _ in 0..3 {
+        match Url::parse(&href) {
+            Ok(u) if u.as_str() != href => href = String::from(u),
+            _ => break,
+        }
+    }
+    href
+}
 /// component, e.g. a path-only reference whose host came from the base).
 #[cold]
 pub fn map_offset(input: &str, uri: &str, mut e: Error) -> Error {

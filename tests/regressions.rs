@@ -266,3 +266,18 @@ fn cdx_header_with_key_is_a_header_again() {
     assert_eq!(h, " CDX a A");
     assert_eq!(CdxLayout::new(Format::Cdx).header(&h), Ok(true));
 }
+
+/// Found by the `preprocess` fuzz target: in web mode a `file:` href of the
+/// `url` crate could parse to another href, so the key was not idempotent.
+#[test]
+fn web_file_href_is_a_fixed_point() {
+    use irinorm::preprocess::Repairs;
+    use irinorm::web::WebParser;
+    let w = WebParser::new();
+    let h = w
+        .parse("file://dpv//v|/ld", &mut Repairs::default())
+        .unwrap()
+        .into_string();
+    let again = w.parse(&h, &mut Repairs::default()).unwrap().into_string();
+    assert_eq!(again, h);
+}

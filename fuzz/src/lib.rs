@@ -378,8 +378,13 @@ pub fn check_resolve(o: &Opts, base: &str, reference: &str) {
     };
     assert_eq!(tp.authority(), want_auth, "{base:?} + {reference:?} = {t:?}");
     assert_eq!(tp.fragment(), r.fragment(), "{base:?} + {reference:?} = {t:?}");
-    let t2 = irinorm::resolve(&b, &tp);
-    assert_eq!(t2, t, "resolving the target again: {base:?} + {reference:?}");
+    // Resolving the target again gives it back — unless the base's own path
+    // has dot segments: a fragment- or query-only reference keeps the base
+    // path as it is (§5.2.2), while the absolute target has them removed.
+    if !irinorm::resolve::has_dot_segments(b.path()) {
+        let t2 = irinorm::resolve(&b, &tp);
+        assert_eq!(t2, t, "resolving the target again: {base:?} + {reference:?}");
+    }
     // The ladder with a base.
     for level in [Level::Syntax, Level::Scheme, Level::Protocol] {
         let Ok(n) = o.normalizer(level, Form::Uri).with_base(base) else { return };
