@@ -367,10 +367,6 @@ fn standard_error(input: &str, e: ParseError) -> Error {
     Error::new(at, ErrorKind::UrlStandard(e.to_string()))
 }
 
-/// Maps an error the ladder found in [`Href::to_uri_ref`] of `input` to the
-/// reference as written: its offset moves to the start of the same component
-/// in `input` (the reference's first character when `input` has no such
-
 /// A `file:` href parsed again until it no longer changes (at most three
 /// times). The `url` crate lags the Standard on `file:` hosts and Windows
 /// drive letters (tests/wpt/expected_failures.txt), and there its output can
@@ -386,6 +382,10 @@ fn file_fixed_point(mut href: String) -> String {
     }
     href
 }
+
+/// Maps an error the ladder found in [`Href::to_uri_ref`] of `input` to the
+/// reference as written: its offset moves to the start of the same component
+/// in `input` (the reference's first character when `input` has no such
 /// component, e.g. a path-only reference whose host came from the base).
 #[cold]
 pub fn map_offset(input: &str, uri: &str, mut e: Error) -> Error {
