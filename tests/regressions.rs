@@ -281,3 +281,20 @@ fn web_file_href_is_a_fixed_point() {
     let again = w.parse(&h, &mut Repairs::default()).unwrap().into_string();
     assert_eq!(again, h);
 }
+
+/// Found by CI's fuzz smoke run (`preprocess`): LEIRI preprocessing
+/// percent-encoded private-use characters in the query, where §2.2's
+/// `iprivate` allows them, so it changed a valid IRI reference.
+#[test]
+fn leiri_keeps_iprivate_in_the_query() {
+    use irinorm::preprocess::{Mode, Preprocessor, Repairs};
+    let p = Preprocessor::new(Mode::Leiri, false);
+    let valid = "o\u{edb6d}t?omom\u{fdb6d}/\u{fdb6d}/b";
+    assert!(parse(valid).is_ok());
+    assert_eq!(p.apply(valid, &mut Repairs::default()), valid);
+    // Outside the query it is still encoded (not allowed there).
+    assert_eq!(
+        p.apply("a/\u{e000}?\u{e000}#\u{e000}", &mut Repairs::default()),
+        "a/%EE%80%80?\u{e000}#%EE%80%80"
+    );
+}
