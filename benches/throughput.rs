@@ -22,9 +22,13 @@
 //! * `naive_hashset` — the raw lines into a `HashSet<&[u8]>`: a careless dedup
 //!   that normalizes nothing (issue 9: normalizing must cost less than this);
 //! * `irinorm_keys_t1` — `Normalizer::key` (scheme rung, URI form) →
-//!   `HashSet<Cow<str>>` (borrowed keys stay borrowed). Only when the core is
-//!   implemented: a probe call runs under `catch_unwind` and the irinorm
-//!   pipelines are skipped with a message while it still panics (`todo!()`).
+//!   `HashSet<Cow<str>>` (borrowed keys stay borrowed);
+//! * `irinorm_dedup_t1`, `irinorm_dedup_t2` — the engine of `irinorm dedup`
+//!   (`batch::dedup::run`, scheme rung) on 1 and 2 worker threads, over the
+//!   same lines as one in-memory input: batches, keys, the table of distinct
+//!   keys with counts and first occurrences, and the CSV rows in input
+//!   order (formatted, not written to a file). This is what the issue-9
+//!   targets compare with the peers.
 //!
 //! `sort -u` and the `irinorm dedup` binary are measured end to end by
 //! `scripts/bench_e2e.sh` (wall time and peak RSS), not here.
@@ -185,19 +189,39 @@ fn normalizer() -> Normalizer {
     })
 }
 
-/// Whether the core library is implemented yet (its bodies start as `todo!()`).
-fn irinorm_ready() -> bool {
-    let prev = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {}));
-    let ok = std::panic::catch_unwind(|| normalizer().key("HTTP://Example.COM:80/a/./b").is_ok())
-        .unwrap_or(false);
-    std::panic::set_hook(prev);
-    ok
+/// The dedup engine on `threads` workers: (rows, rejected lines).
+fn irinorm_dedup(text: &'static [u8], threads: usize) -> (usize, usize) {
+    use irinorm::batch::{dedup, key_fn, prep::Prep, source, Format, Quiet};
+    let n = normalizer();
+    let key = key_fn(Prep::default(), |s: &str| n.key(s));
+    let input = source::Opened::from_reader("-", Box::new(std::io::Cursor::new(text)));
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("a thread pool");
+    let cfg = dedup::Config {
+        pool: Some(std::sync::Arc::new(pool)),
+        ..dedup::Config::default()
+    };
+    let mut bytes = 0usize;
+    let s = dedup::run(
+        vec![input],
+        &Format::Lines,
+        &key,
+        &cfg,
+        &mut Quiet,
+        &mut |b: &[u8]| {
+            bytes += black_box(b).len();
+            Ok(())
+        },
+    )
+    .expect("dedup");
+    (s.unique as usize, s.stats.rejected as usize)
 }
 
 // ------------------------------------------------------------------ driver
 
-fn bench_corpus(c: &mut Criterion, corpus: &Corpus, irinorm: bool) {
+fn bench_corpus(c: &mut Criterion, corpus: &Corpus) {
     let lines = &corpus.lines[..];
     let mb = corpus.bytes as f64 / 1e6;
     // One untimed pass each: what every pipeline thinks of the corpus.
@@ -212,13 +236,26 @@ fn bench_corpus(c: &mut Criterion, corpus: &Corpus, irinorm: bool) {
         mb
     );
     let n = normalizer();
-    if irinorm {
-        let (i_d, i_e) = irinorm_keys(&n, lines);
-        eprintln!(
-            "[throughput] {}: irinorm scheme keys: {i_d} distinct, {i_e} errors",
-            corpus.name
-        );
-    }
+    let (i_d, i_e) = irinorm_keys(&n, lines);
+    // The lines as one input for the engine (what a file would hold).
+    let text: &'static [u8] = {
+        let mut t = Vec::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
+        for l in lines {
+            t.extend_from_slice(l.as_bytes());
+            t.push(b'\n');
+        }
+        t.leak()
+    };
+    let (e_d, e_e) = irinorm_dedup(text, 1);
+    assert_eq!(
+        (e_d, e_e),
+        (i_d, i_e),
+        "the engine and the key pipeline disagree"
+    );
+    eprintln!(
+        "[throughput] {}: irinorm scheme keys: {i_d} distinct, {i_e} errors",
+        corpus.name
+    );
 
     let mut g = c.benchmark_group(corpus.name);
     g.throughput(Throughput::Bytes(corpus.bytes));
@@ -235,29 +272,18 @@ fn bench_corpus(c: &mut Criterion, corpus: &Corpus, irinorm: bool) {
     g.bench_function("naive_hashset", |b| {
         b.iter(|| naive_hashset(black_box(lines)))
     });
-    if irinorm {
-        g.bench_function("irinorm_keys_t1", |b| {
-            b.iter(|| irinorm_keys(&n, black_box(lines)))
+    g.bench_function("irinorm_keys_t1", |b| {
+        b.iter(|| irinorm_keys(&n, black_box(lines)))
+    });
+    for threads in [1, 2] {
+        g.bench_function(format!("irinorm_dedup_t{threads}"), |b| {
+            b.iter(|| irinorm_dedup(black_box(text), threads))
         });
-        // EXTENSION POINT (lead): once the library exposes its batch dedup
-        // entry point (the one `irinorm dedup` uses: chunked lines → keys →
-        // dedup by key), add here, on the same `lines`/bytes:
-        //   g.bench_function("irinorm_dedup_t1", |b| b.iter(|| dedup(lines, threads = 1)));
-        //   g.bench_function("irinorm_dedup_t2", |b| b.iter(|| dedup(lines, threads = 2)));
-        // It should return (distinct, errors) like the pipelines above so the
-        // untimed pass can print it for comparison.
     }
     g.finish();
 }
 
 fn throughput(c: &mut Criterion) {
-    let irinorm = irinorm_ready();
-    if !irinorm {
-        eprintln!(
-            "[throughput] irinorm::Normalizer::key panics (core not implemented yet): \
-             irinorm_* benchmarks skipped, peers only"
-        );
-    }
     let dir = data_dir();
     let corpora = [
         line_corpus("kasztp", &dir.join("kasztp.txt")),
@@ -266,7 +292,7 @@ fn throughput(c: &mut Criterion) {
         generated(),
     ];
     for corpus in corpora.iter().flatten() {
-        bench_corpus(c, corpus, irinorm);
+        bench_corpus(c, corpus);
     }
 }
 

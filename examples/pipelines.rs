@@ -16,7 +16,11 @@
 //!   of std's SipHash (what a dedup engine would use);
 //! * `ada` — `ada_url::Url::parse` → `href()` → `HashSet<String>`;
 //! * `ada_href` — `ada_url::Url::parse` → `href()`, no set;
-//! * `url` — `url::Url::parse` → `String` → `HashSet<String>`.
+//! * `url` — `url::Url::parse` → `String` → `HashSet<String>`;
+//! * `engine`, `engine2` — the dedup engine of `irinorm dedup`
+//!   (`batch::dedup::run`, scheme rung) on 1 or 2 worker threads, over the
+//!   same lines as one in-memory input: batches, keys, table, sorted CSV
+//!   rows (counted, not written).
 //!
 //! The first `LINES` lines (default all) are read, split at `\n`, and the
 //! pipeline runs `REPEAT` times (default 5); the best run is printed as
@@ -121,8 +125,46 @@ fn run(pipeline: &str, lines: &[&str]) -> (usize, usize) {
             }
             (set.len(), errors)
         }
+        "engine" => engine(lines, 1),
+        "engine2" => engine(lines, 2),
         other => panic!("unknown pipeline {other:?}"),
     }
+}
+
+/// `irinorm dedup --threads N` without the output file: (rows, rejects).
+#[inline(never)]
+fn engine(lines: &[&str], threads: usize) -> (usize, usize) {
+    use irinorm::batch::{dedup, key_fn, prep::Prep, source, Format, Quiet};
+    let mut text = Vec::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
+    for l in lines {
+        text.extend_from_slice(l.as_bytes());
+        text.push(b'\n');
+    }
+    let n = Normalizer::new(Options::default());
+    let key = key_fn(Prep::default(), |s: &str| n.key(s));
+    let input = source::Opened::from_reader("-", Box::new(std::io::Cursor::new(text)));
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("a thread pool");
+    let cfg = dedup::Config {
+        pool: Some(std::sync::Arc::new(pool)),
+        ..dedup::Config::default()
+    };
+    let mut bytes = 0usize;
+    let s = dedup::run(
+        vec![input],
+        &Format::Lines,
+        &key,
+        &cfg,
+        &mut Quiet,
+        &mut |b: &[u8]| {
+            bytes += black_box(b).len();
+            Ok(())
+        },
+    )
+    .expect("dedup");
+    (s.unique as usize, s.stats.rejected as usize)
 }
 
 fn main() {

@@ -172,6 +172,17 @@ pub struct Opened {
     reader: Box<dyn Read + Send>,
 }
 
+impl Opened {
+    /// An input read from any reader (bytes in memory, a socket, a
+    /// decompressor the caller set up), shown as `name` in the output.
+    pub fn from_reader(name: impl Into<String>, reader: Box<dyn Read + Send>) -> Opened {
+        Opened {
+            name: name.into(),
+            reader,
+        }
+    }
+}
+
 /// Open every input (no reading yet): `cannot open NAME: REASON` on failure.
 pub fn open_all(inputs: &[Input]) -> Result<Vec<Opened>, Error> {
     inputs
