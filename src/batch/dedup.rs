@@ -479,7 +479,9 @@ fn key_batch(
             let bytes = &data[range.clone()];
             let mut b = ChunkBuilder {
                 data: bytes,
-                entries: Vec::new(),
+                // About one entry per line: no regrowth (and copy) of the
+                // entries for lines of 40 bytes and more.
+                entries: Vec::with_capacity(bytes.len() / 40 + 16),
                 arena: Vec::new(),
                 hasher,
             };
@@ -545,6 +547,10 @@ struct Row {
 
 const ROW_BYTES: usize = std::mem::size_of::<Row>();
 
+/// `Row::ex_len` of a row whose example is its key (stored once). Keys and
+/// examples are shorter than 2³¹ bytes ([`ARENA`]), so the bit is free.
+const SAME: u32 = 1 << 31;
+
 impl Row {
     fn origin(&self) -> (u32, u64, u32) {
         (self.file, self.line, self.item)
@@ -562,10 +568,13 @@ struct Arena {
 const BLOCK: usize = 1 << 20;
 
 impl Arena {
-    /// Append `a` then `b`; where they start.
+    /// Append a key and its example (the example once more only when it
+    /// differs from the key: most lines of a crawl are already canonical);
+    /// where they start, and the row's `ex_len`.
     #[inline]
-    fn push(&mut self, a: &[u8], b: &[u8]) -> (u32, u32) {
-        let n = a.len() + b.len();
+    fn push(&mut self, key: &[u8], example: &[u8]) -> (u32, u32, u32) {
+        let same = key == example;
+        let n = key.len() + if same { 0 } else { example.len() };
         let fits = self
             .blocks
             .last()
@@ -577,9 +586,12 @@ impl Arena {
         let i = self.blocks.len() - 1;
         let last = &mut self.blocks[i];
         let off = last.len();
-        last.extend_from_slice(a);
-        last.extend_from_slice(b);
-        (i as u32, off as u32)
+        last.extend_from_slice(key);
+        if same {
+            return (i as u32, off as u32, SAME);
+        }
+        last.extend_from_slice(example);
+        (i as u32, off as u32, example.len() as u32)
     }
 
     #[inline]
@@ -604,6 +616,9 @@ impl Part {
 
     #[inline]
     fn example(&self, r: &Row) -> &[u8] {
+        if r.ex_len == SAME {
+            return self.key(r);
+        }
         self.arena
             .get(r.block, r.off + r.key_len, r.ex_len as usize)
     }
@@ -629,21 +644,21 @@ impl Part {
             r.count += count;
             if origin < r.origin() {
                 // Only after a spill can a later-read row be earlier.
-                let (block, off) = self.arena.push(key, example);
+                let (block, off, ex_len) = self.arena.push(key, example);
                 let r = &mut self.rows[i as usize];
-                (r.block, r.off, r.ex_len) = (block, off, example.len() as u32);
+                (r.block, r.off, r.ex_len) = (block, off, ex_len);
                 (r.file, r.line, r.item) = origin;
             }
             return;
         }
-        let (block, off) = self.arena.push(key, example);
+        let (block, off, ex_len) = self.arena.push(key, example);
         let idx = self.rows.len() as u32;
         self.rows.push(Row {
             hash,
             block,
             off,
             key_len: key.len() as u32,
-            ex_len: example.len() as u32,
+            ex_len,
             file: origin.0,
             item: origin.2,
             line: origin.1,
@@ -815,6 +830,16 @@ impl Table {
         out: &mut (dyn FnMut(&[u8]) -> Result<(), Error> + Send),
     ) -> Result<Summary, Error> {
         out(HEADER)?;
+        // The `first_file` fields, quoted once rather than once per row.
+        let names: Vec<Vec<u8>> = names
+            .iter()
+            .map(|n| {
+                let mut f = Vec::new();
+                csv_field(&mut f, n.as_bytes());
+                f
+            })
+            .collect();
+        let names = &names[..];
         if self.spill.is_none() {
             let unique = self.write_in_memory(names, out)?;
             return Ok(Summary {
@@ -913,19 +938,19 @@ impl Table {
     /// Without a spill: sort every row, format blocks in parallel.
     fn write_in_memory(
         &self,
-        names: &[String],
+        names: &[Vec<u8>],
         out: &mut (dyn FnMut(&[u8]) -> Result<(), Error> + Send),
     ) -> Result<u64, Error> {
-        let mut all: Vec<(&Part, &Row)> = self
-            .parts
-            .iter()
-            .flat_map(|p| p.rows.iter().map(move |r| (p, r)))
-            .collect();
+        let mut all: Vec<(&Part, &Row)> = match self.order {
+            Order::First => by_origin(&self.parts),
+            _ => self
+                .parts
+                .iter()
+                .flat_map(|p| p.rows.iter().map(move |r| (p, r)))
+                .collect(),
+        };
         match self.order {
-            // Without a spill each partition's rows are already in order of
-            // first occurrence: a stable (merge) sort of 64 sorted runs is
-            // far cheaper than an unstable sort.
-            Order::First => all.par_sort_by_key(|(_, r)| r.origin()),
+            Order::First => {}
             Order::Key => all.par_sort_unstable_by(|a, b| a.0.key(a.1).cmp(b.0.key(b.1))),
             Order::Surt => {
                 let mut keyed: Vec<(Vec<u8>, (&Part, &Row))> = all
@@ -977,6 +1002,41 @@ fn shown(surt: bool, key: &[u8]) -> std::borrow::Cow<'_, [u8]> {
     }
 }
 
+/// Every row in order of first occurrence. Without a spill each
+/// partition's rows already are in that order (batches and their chunks are
+/// merged in input order): a 64-way merge reads each partition's rows front
+/// to back, where a sort would chase a pointer per comparison.
+fn by_origin(parts: &[Part]) -> Vec<(&Part, &Row)> {
+    let total = parts.iter().map(|p| p.rows.len()).sum();
+    let mut all = Vec::with_capacity(total);
+    if !parts.iter().all(|p| p.rows.is_sorted_by_key(Row::origin)) {
+        all.extend(
+            parts
+                .iter()
+                .flat_map(|p| p.rows.iter().map(move |r| (p, r))),
+        );
+        all.par_sort_by_key(|(_, r)| r.origin());
+        return all;
+    }
+    // The next row of each partition: (its origin, the partition), least first.
+    type Head = std::cmp::Reverse<((u32, u64, u32), usize)>;
+    let mut heads: BinaryHeap<Head> = parts
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| p.rows.first().map(|r| std::cmp::Reverse((r.origin(), i))))
+        .collect();
+    let mut next = vec![0usize; parts.len()];
+    while let Some(std::cmp::Reverse((_, i))) = heads.pop() {
+        let p = &parts[i];
+        all.push((p, &p.rows[next[i]]));
+        next[i] += 1;
+        if let Some(r) = p.rows.get(next[i]) {
+            heads.push(std::cmp::Reverse((r.origin(), i)));
+        }
+    }
+    all
+}
+
 /// A partition's rows in output order.
 fn sort_rows(part: &Part, order: Order) -> Vec<&Row> {
     let mut rows: Vec<&Row> = part.rows.iter().collect();
@@ -1006,12 +1066,13 @@ fn sort_key(order: Order, r: &Row, key: &[u8]) -> (Vec<u8>, Vec<u8>) {
     }
 }
 
-fn format_row(t: &mut Vec<u8>, shown: &[u8], count: u64, file: &str, line: u64, example: &[u8]) {
+/// One output row; `file` is already a CSV field.
+fn format_row(t: &mut Vec<u8>, shown: &[u8], count: u64, file: &[u8], line: u64, example: &[u8]) {
     csv_field(t, shown);
     t.push(b',');
     csv_u64(t, count);
     t.push(b',');
-    csv_field(t, file.as_bytes());
+    t.extend_from_slice(file);
     t.push(b',');
     csv_u64(t, line);
     t.push(b',');
