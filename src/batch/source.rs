@@ -233,6 +233,28 @@ pub struct Batch {
     pub charset: Option<Charset>,
     /// Bytes of the input this batch covers (for progress).
     pub bytes: u64,
+    /// Where `data`'s buffer goes back to when the batch is dropped, for
+    /// the reader to fill again: its pages stay mapped, so a run does not
+    /// fault in (and the kernel zero) a fresh buffer per batch.
+    spare: Option<Spare>,
+}
+
+/// Buffers of finished batches, returned to their reader.
+type Spare = std::sync::Arc<std::sync::Mutex<Vec<Vec<u8>>>>;
+
+impl Drop for Batch {
+    fn drop(&mut self) {
+        if let Some(spare) = &self.spare {
+            let mut data = std::mem::take(&mut self.data);
+            data.clear();
+            if let Ok(mut s) = spare.lock() {
+                // The reader is at most QUEUE batches ahead.
+                if s.len() <= QUEUE {
+                    s.push(data);
+                }
+            }
+        }
+    }
 }
 
 /// Where each input starts (sent before its batches): the columns of a
@@ -333,6 +355,7 @@ fn read_input(
     match format {
         Format::Lines | Format::Cdx(_) => {
             let mut reader = BatchReader::new(stream, batch_bytes, max_line);
+            let spare = Spare::default();
             let read_err = |e: io::Error| Error::io(format!("cannot read {name}"), &e);
             let mut first = reader.next_batch().map_err(read_err)?;
             let mut line = 0u64;
@@ -361,9 +384,16 @@ fn read_input(
                 let bytes = data.len() as u64;
                 let data = &data[std::mem::take(&mut skip)..];
                 let lines = count_lines(data);
+                let mut buf = spare
+                    .lock()
+                    .ok()
+                    .and_then(|mut s| s.pop())
+                    .unwrap_or_default();
+                buf.extend_from_slice(data);
                 let b = Batch {
                     file,
-                    data: data.to_vec(),
+                    data: buf,
+                    spare: Some(spare.clone()),
                     first_line: line,
                     records: Vec::new(),
                     charset,
@@ -434,6 +464,7 @@ fn read_input(
                     let b = Batch {
                         file,
                         data: Vec::new(),
+                        spare: None,
                         first_line: 0,
                         records: std::mem::replace(&mut pending, Vec::with_capacity(1024)),
                         charset,
