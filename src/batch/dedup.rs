@@ -39,7 +39,7 @@ use rayon::prelude::*;
 use super::line::{line_key, line_text, reject_input, strip_cr, Text};
 use super::sink::{csv_field, csv_u64};
 use super::source::{
-    for_each_batch, for_each_line, line_chunks, Batch, Format, Item, Layout, Opened,
+    chunk_size, for_each_batch, for_each_line, line_chunks, Batch, Format, Item, Layout, Opened,
 };
 use super::{cleanup, Error, KeyFn, Observer, Reject, Stats};
 use crate::cdx::CdxLayout;
@@ -473,7 +473,7 @@ fn key_batch(
             .collect();
     }
     let data = &batch.data;
-    line_chunks(batch, cfg.chunk_size)
+    line_chunks(batch, chunk_size(cfg.chunk_size, data.len()))
         .into_par_iter()
         .map(|(range, first_line)| {
             let bytes = &data[range.clone()];

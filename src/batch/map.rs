@@ -20,7 +20,7 @@ use super::line::{
 };
 use super::sink::{csv_u64, field_with};
 use super::source::{
-    for_each_batch, for_each_line, line_chunks, Batch, Format, Item, Layout, Opened,
+    chunk_size, for_each_batch, for_each_line, line_chunks, Batch, Format, Item, Layout, Opened,
 };
 use super::{Error, KeyFn, Observer, Reject, RejectReason, Stats};
 use crate::cdx::CdxLayout;
@@ -157,12 +157,7 @@ fn map_lines(
     cfg: &Config,
 ) -> Vec<ChunkOut> {
     let data = &batch.data;
-    let threads = rayon::current_num_threads().max(1);
-    // Small batches (a slow pipe) are still spread over the workers.
-    let cs = cfg
-        .chunk_size
-        .min((data.len() / (threads * 4)).max(16 << 10));
-    line_chunks(batch, cs)
+    line_chunks(batch, chunk_size(cfg.chunk_size, data.len()))
         .into_par_iter()
         .map(|(r, first)| map_chunk(&data[r], batch, first, cdx, key, cfg))
         .collect()

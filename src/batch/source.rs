@@ -754,6 +754,16 @@ pub fn line_chunks(batch: &Batch, chunk_size: usize) -> Vec<(Range<usize>, u64)>
         .collect()
 }
 
+/// The chunk size for a batch of `len` bytes: at most `max`, but small
+/// enough that every worker of the current pool gets several chunks (a
+/// small input, or a slow pipe, gives batches of a few MB or less, which
+/// would otherwise be keyed by one worker while the others wait), and at
+/// least 16 KiB.
+pub fn chunk_size(max: usize, len: usize) -> usize {
+    let threads = rayon::current_num_threads().max(1);
+    max.min(len / (threads * 4)).max(16 << 10)
+}
+
 /// Number of lines in a chunk (same rule as [`for_each_line`]).
 pub fn count_lines(chunk: &[u8]) -> u64 {
     let nl = memchr::memchr_iter(b'\n', chunk).count() as u64;
