@@ -39,6 +39,9 @@ use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+#[path = "common/engine.rs"]
+mod engine;
+
 use criterion::{criterion_group, criterion_main, Criterion, SamplingMode, Throughput};
 use irinorm::{Level, Normalizer, Options};
 
@@ -189,36 +192,6 @@ fn normalizer() -> Normalizer {
     })
 }
 
-/// The dedup engine on `threads` workers: (rows, rejected lines).
-fn irinorm_dedup(text: &'static [u8], threads: usize) -> (usize, usize) {
-    use irinorm::batch::{dedup, key_fn, prep::Prep, source, Format, Quiet};
-    let n = normalizer();
-    let key = key_fn(Prep::default(), |s: &str| n.key(s));
-    let input = source::Opened::from_reader("-", Box::new(std::io::Cursor::new(text)));
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .expect("a thread pool");
-    let cfg = dedup::Config {
-        pool: Some(std::sync::Arc::new(pool)),
-        ..dedup::Config::default()
-    };
-    let mut bytes = 0usize;
-    let s = dedup::run(
-        vec![input],
-        &Format::Lines,
-        &key,
-        &cfg,
-        &mut Quiet,
-        &mut |b: &[u8]| {
-            bytes += black_box(b).len();
-            Ok(())
-        },
-    )
-    .expect("dedup");
-    (s.unique as usize, s.stats.rejected as usize)
-}
-
 // ------------------------------------------------------------------ driver
 
 fn bench_corpus(c: &mut Criterion, corpus: &Corpus) {
@@ -246,7 +219,7 @@ fn bench_corpus(c: &mut Criterion, corpus: &Corpus) {
         }
         t.leak()
     };
-    let (e_d, e_e) = irinorm_dedup(text, 1);
+    let (e_d, e_e) = engine::dedup_text(text, 1);
     assert_eq!(
         (e_d, e_e),
         (i_d, i_e),
@@ -277,7 +250,7 @@ fn bench_corpus(c: &mut Criterion, corpus: &Corpus) {
     });
     for threads in [1, 2] {
         g.bench_function(format!("irinorm_dedup_t{threads}"), |b| {
-            b.iter(|| irinorm_dedup(black_box(text), threads))
+            b.iter(|| engine::dedup_text(black_box(text), threads))
         });
     }
     g.finish();

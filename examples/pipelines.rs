@@ -33,6 +33,9 @@ use std::time::Instant;
 
 use irinorm::{Level, Normalizer, Options};
 
+#[path = "../benches/common/engine.rs"]
+mod common_engine;
+
 type Fold = foldhash::fast::RandomState;
 
 #[inline(never)]
@@ -134,37 +137,12 @@ fn run(pipeline: &str, lines: &[&str]) -> (usize, usize) {
 /// `irinorm dedup --threads N` without the output file: (rows, rejects).
 #[inline(never)]
 fn engine(lines: &[&str], threads: usize) -> (usize, usize) {
-    use irinorm::batch::{dedup, key_fn, prep::Prep, source, Format, Quiet};
     let mut text = Vec::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
     for l in lines {
         text.extend_from_slice(l.as_bytes());
         text.push(b'\n');
     }
-    let n = Normalizer::new(Options::default());
-    let key = key_fn(Prep::default(), |s: &str| n.key(s));
-    let input = source::Opened::from_reader("-", Box::new(std::io::Cursor::new(text)));
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .expect("a thread pool");
-    let cfg = dedup::Config {
-        pool: Some(std::sync::Arc::new(pool)),
-        ..dedup::Config::default()
-    };
-    let mut bytes = 0usize;
-    let s = dedup::run(
-        vec![input],
-        &Format::Lines,
-        &key,
-        &cfg,
-        &mut Quiet,
-        &mut |b: &[u8]| {
-            bytes += black_box(b).len();
-            Ok(())
-        },
-    )
-    .expect("dedup");
-    (s.unique as usize, s.stats.rejected as usize)
+    common_engine::dedup_text(text, threads)
 }
 
 fn main() {
