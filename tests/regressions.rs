@@ -298,3 +298,26 @@ fn leiri_keeps_iprivate_in_the_query() {
         "a/%EE%80%80?\u{e000}#%EE%80%80"
     );
 }
+
+/// Found by the campaign (`decode`, 2026-11-23): with `--encoding
+/// iso-2022-jp` a line that is only an escape sequence (`ESC ( J`) decodes
+/// to no text at all, and went on to the key as an empty reference (a
+/// reject) instead of being counted as blank.
+#[test]
+fn a_line_a_charset_decodes_to_nothing_is_blank() {
+    use irinorm::batch::line::{line_text, Text};
+    use irinorm::decode::Charset;
+    let jis: Charset = "iso-2022-jp".parse().unwrap();
+    assert!(matches!(line_text(b"\x1b(J", 64, Some(jis)), Text::Blank));
+    assert!(matches!(
+        line_text(b"\x1b(J \t\r", 64, Some(jis)),
+        Text::Blank
+    ));
+    // A character after the escape is text; without a charset the bytes
+    // are not blank (ESC is not a space).
+    assert!(matches!(
+        line_text(b"\x1b(Ja", 64, Some(jis)),
+        Text::Text(_)
+    ));
+    assert!(!matches!(line_text(b"\x1b(J", 64, None), Text::Blank));
+}

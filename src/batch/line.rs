@@ -4,7 +4,9 @@
 //! output, never a panic and never a silent drop.
 //!
 //! Blank means empty or only spaces and tabs (after one trailing CR is
-//! removed, so a lone CR of a CRLF file is blank). The length limit is
+//! removed, so a lone CR of a CRLF file is blank), as bytes or, with a
+//! legacy charset, once decoded (an ISO-2022-JP escape sequence alone
+//! decodes to nothing). The length limit is
 //! checked first: an over-long line is over-long even if it is all spaces.
 
 use std::borrow::Cow;
@@ -89,6 +91,9 @@ pub fn line_text(line: &[u8], max_line: usize, charset: Option<Charset>) -> Text
         return Text::Blank;
     }
     match decode_text(line, charset) {
+        // A legacy charset can decode bytes to nothing: a line that is only
+        // an ISO-2022-JP escape sequence (`ESC ( J`) holds no character.
+        Ok(t) if charset.is_some() && is_blank(t.as_bytes()) => Text::Blank,
         Ok(t) => Text::Text(t),
         Err(r) => Text::Reject(r),
     }
@@ -211,6 +216,14 @@ pub fn record_key<'a>(
         Ok(s) => s,
         Err(e) => return RecordKey::Reject(e),
     };
+    // As for lines: a field a legacy charset decodes to nothing (or to
+    // blanks) is blank, unless it is the empty reference of a row with a base.
+    if charset.is_some()
+        && !(s.is_empty() && layout.base_column.is_some())
+        && s.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+    {
+        return RecordKey::Blank;
+    }
     let base = match layout.base_column {
         None => None,
         Some(bc) => match r.rec.get(bc) {
