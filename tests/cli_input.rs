@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 mod common;
-use common::run;
+use common::{run, summary};
 
 /// stdout (lossy: a dedup `example` of legacy-charset input is written as
 /// its raw bytes) and stderr of a successful run.
@@ -24,21 +24,6 @@ fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
     let p = dir.join(name);
     std::fs::write(&p, bytes).expect("write");
     p
-}
-
-/// (lines, blank, accepted, rejected) of the summary line.
-fn summary(err: &str) -> (u64, u64, u64, u64) {
-    let line = err
-        .lines()
-        .find(|l| l.contains(" lines: "))
-        .unwrap_or_else(|| panic!("no summary in {err:?}"));
-    let n: Vec<u64> = line
-        .split(|c: char| !c.is_ascii_digit())
-        .filter(|s| !s.is_empty())
-        .take(4)
-        .map(|s| s.parse().unwrap())
-        .collect();
-    (n[0], n[1], n[2], n[3])
 }
 
 #[test]

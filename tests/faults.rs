@@ -9,22 +9,11 @@ mod common;
 use std::io::Write;
 use std::process::{Output, Stdio};
 
-use common::{bin, run};
+use common::{bin, run, summary};
 
 /// (lines, blank, accepted, rejected) from the summary line on stderr.
 fn counts(o: &Output) -> (u64, u64, u64, u64) {
-    let err = String::from_utf8_lossy(&o.stderr);
-    let line = err
-        .lines()
-        .find(|l| l.contains(" lines: "))
-        .unwrap_or_else(|| panic!("no summary in {err}"));
-    let nums: Vec<u64> = line
-        .split(|c: char| !c.is_ascii_digit())
-        .filter(|s| !s.is_empty())
-        .take(4)
-        .map(|s| s.parse().unwrap())
-        .collect();
-    (nums[0], nums[1], nums[2], nums[3])
+    summary(&String::from_utf8_lossy(&o.stderr))
 }
 
 fn add_up(o: &Output) -> (u64, u64, u64, u64) {

@@ -41,3 +41,18 @@ pub fn ok(o: &Output) -> String {
     );
     String::from_utf8(o.stdout.clone()).unwrap()
 }
+
+/// (lines, blank, accepted, rejected) of the summary line on stderr.
+pub fn summary(err: &str) -> (u64, u64, u64, u64) {
+    let line = err
+        .lines()
+        .find(|l| l.contains(" lines: "))
+        .unwrap_or_else(|| panic!("no summary in {err:?}"));
+    let n: Vec<u64> = line
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|s| !s.is_empty())
+        .take(4)
+        .map(|s| s.parse().unwrap())
+        .collect();
+    (n[0], n[1], n[2], n[3])
+}
