@@ -1011,15 +1011,7 @@ fn shown(surt: bool, key: &[u8]) -> std::borrow::Cow<'_, [u8]> {
 fn by_origin(parts: &[Part]) -> Vec<(&Part, &Row)> {
     let total = parts.iter().map(|p| p.rows.len()).sum();
     let mut all = Vec::with_capacity(total);
-    if !parts.iter().all(|p| p.rows.is_sorted_by_key(Row::origin)) {
-        all.extend(
-            parts
-                .iter()
-                .flat_map(|p| p.rows.iter().map(move |r| (p, r))),
-        );
-        all.par_sort_by_key(|(_, r)| r.origin());
-        return all;
-    }
+    debug_assert!(parts.iter().all(|p| p.rows.is_sorted_by_key(Row::origin)));
     // The next row of each partition: (its origin, the partition), least first.
     type Head = std::cmp::Reverse<((u32, u64, u32), usize)>;
     let mut heads: BinaryHeap<Head> = parts
