@@ -555,6 +555,12 @@ impl Row {
     fn origin(&self) -> (u32, u64, u32) {
         (self.file, self.line, self.item)
     }
+
+    /// [`Row::origin`] as one number that compares the same way.
+    #[inline]
+    fn order(&self) -> u128 {
+        (u128::from(self.file) << 96) | (u128::from(self.line) << 32) | u128::from(self.item)
+    }
 }
 
 /// Bytes in blocks that never move: growing the arena copies nothing.
@@ -937,34 +943,39 @@ impl Table {
         })
     }
 
-    /// Without a spill: sort every row, format blocks in parallel.
+    /// Without a spill: rows in output order, formatted in parallel blocks,
+    /// written in order.
     fn write_in_memory(
         &self,
         names: &[Vec<u8>],
         out: &mut (dyn FnMut(&[u8]) -> Result<(), Error> + Send),
     ) -> Result<u64, Error> {
-        let mut all: Vec<(&Part, &Row)> = match self.order {
-            Order::First => by_origin(&self.parts),
-            _ => self
-                .parts
-                .iter()
-                .flat_map(|p| p.rows.iter().map(move |r| (p, r)))
-                .collect(),
+        let format = |t: &mut Vec<u8>, p: &Part, r: &Row| {
+            let k = p.key(r);
+            let shown = shown(self.show_surt, k);
+            let file = &names[r.file as usize];
+            format_row(t, &shown, r.count, file, r.line, p.example(r));
         };
-        match self.order {
-            Order::First => {}
-            Order::Key => all.par_sort_unstable_by(|a, b| a.0.key(a.1).cmp(b.0.key(b.1))),
-            Order::Surt => {
-                let mut keyed: Vec<(Vec<u8>, (&Part, &Row))> = all
-                    .par_iter()
-                    .map(|&(p, r)| (crate::surt::surt_of_key(p.key(r)), (p, r)))
-                    .collect();
-                keyed.par_sort_unstable_by(|a, b| {
-                    a.0.cmp(&b.0)
-                        .then_with(|| a.1 .0.key(a.1 .1).cmp(b.1 .0.key(b.1 .1)))
-                });
-                all = keyed.into_iter().map(|(_, x)| x).collect();
-            }
+        if self.order == Order::First {
+            return write_by_origin(&self.parts, PIECE, format, out);
+        }
+        let mut all: Vec<(&Part, &Row)> = self
+            .parts
+            .iter()
+            .flat_map(|p| p.rows.iter().map(move |r| (p, r)))
+            .collect();
+        if self.order == Order::Key {
+            all.par_sort_unstable_by(|a, b| a.0.key(a.1).cmp(b.0.key(b.1)));
+        } else {
+            let mut keyed: Vec<(Vec<u8>, (&Part, &Row))> = all
+                .par_iter()
+                .map(|&(p, r)| (crate::surt::surt_of_key(p.key(r)), (p, r)))
+                .collect();
+            keyed.par_sort_unstable_by(|a, b| {
+                a.0.cmp(&b.0)
+                    .then_with(|| a.1 .0.key(a.1 .1).cmp(b.1 .0.key(b.1 .1)))
+            });
+            all = keyed.into_iter().map(|(_, x)| x).collect();
         }
         const BLOCK: usize = 1 << 14;
         for group in all.chunks(BLOCK * 16) {
@@ -972,17 +983,8 @@ impl Table {
                 .par_chunks(BLOCK)
                 .map(|rows| {
                     let mut t = Vec::with_capacity(rows.len() * 128);
-                    for (p, r) in rows {
-                        let k = p.key(r);
-                        let shown = shown(self.show_surt, k);
-                        format_row(
-                            &mut t,
-                            &shown,
-                            r.count,
-                            &names[r.file as usize],
-                            r.line,
-                            p.example(r),
-                        );
+                    for &(p, r) in rows {
+                        format(&mut t, p, r);
                     }
                     t
                 })
@@ -995,6 +997,104 @@ impl Table {
     }
 }
 
+/// Rows per piece of [`write_by_origin`] (about 3 MB of CSV).
+const PIECE: usize = 1 << 15;
+
+/// Every row in order of first occurrence, formatted by `format` and
+/// written through `out`. Without a spill each partition's rows already
+/// are in that order (batches and their chunks are merged in input order),
+/// so no sort is needed: the rows are cut by origin into pieces of about
+/// `piece` rows (the same cut in every partition), and each piece is a
+/// 64-way merge of its partitions' runs, formatted on its own. Pieces run
+/// in parallel and are written in order, a group at a time.
+fn write_by_origin(
+    parts: &[Part],
+    piece: usize,
+    format: impl Fn(&mut Vec<u8>, &Part, &Row) + Sync,
+    out: &mut (dyn FnMut(&[u8]) -> Result<(), Error> + Send),
+) -> Result<u64, Error> {
+    debug_assert!(parts.iter().all(|p| p.rows.is_sorted_by_key(Row::order)));
+    let total: usize = parts.iter().map(|p| p.rows.len()).sum();
+    let bounds = origin_bounds(parts, total.div_ceil(piece.max(1)));
+    // cuts[p][j]: where piece j starts in partition p.
+    let cuts: Vec<Vec<usize>> = parts
+        .iter()
+        .map(|p| {
+            let mut c = vec![0];
+            c.extend(
+                bounds
+                    .iter()
+                    .map(|&b| p.rows.partition_point(|r| r.order() < b)),
+            );
+            c.push(p.rows.len());
+            c
+        })
+        .collect();
+    let pieces: Vec<usize> = (0..=bounds.len()).collect();
+    let threads = rayon::current_num_threads().max(1);
+    for group in pieces.chunks(4 * threads) {
+        let texts: Vec<Vec<u8>> = group
+            .par_iter()
+            .map(|&j| {
+                let runs: Vec<(&Part, &[Row])> = parts
+                    .iter()
+                    .zip(&cuts)
+                    .map(|(p, c)| (p, &p.rows[c[j]..c[j + 1]]))
+                    .collect();
+                let n: usize = runs.iter().map(|(_, r)| r.len()).sum();
+                let mut t = Vec::with_capacity(n * 128);
+                merge_runs(&runs, |p, r| format(&mut t, p, r));
+                t
+            })
+            .collect();
+        for t in texts {
+            out(&t)?;
+        }
+    }
+    Ok(total as u64)
+}
+
+/// Up to `pieces - 1` origins that cut the rows of all partitions into
+/// pieces of about equal size: quantiles of a sample of every partition.
+fn origin_bounds(parts: &[Part], pieces: usize) -> Vec<u128> {
+    if pieces <= 1 {
+        return Vec::new();
+    }
+    let total: usize = parts.iter().map(|p| p.rows.len()).sum();
+    // About 64 samples per piece in all.
+    let stride = (total / (pieces * 64)).max(1);
+    let mut sample: Vec<u128> = parts
+        .iter()
+        .flat_map(|p| p.rows.iter().step_by(stride).map(Row::order))
+        .collect();
+    sample.sort_unstable();
+    let mut bounds: Vec<u128> = (1..pieces)
+        .map(|i| sample[i * sample.len() / pieces])
+        .collect();
+    bounds.dedup();
+    bounds
+}
+
+/// Visit the rows of `runs` (each in origin order) in origin order.
+fn merge_runs<'a>(runs: &[(&'a Part, &'a [Row])], mut visit: impl FnMut(&'a Part, &'a Row)) {
+    // The next row of each run: (its origin, the run), least first.
+    type Head = std::cmp::Reverse<(u128, usize)>;
+    let mut heads: BinaryHeap<Head> = runs
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (_, rows))| rows.first().map(|r| std::cmp::Reverse((r.order(), i))))
+        .collect();
+    let mut next = vec![0usize; runs.len()];
+    while let Some(std::cmp::Reverse((_, i))) = heads.pop() {
+        let (p, rows) = runs[i];
+        visit(p, &rows[next[i]]);
+        next[i] += 1;
+        if let Some(r) = rows.get(next[i]) {
+            heads.push(std::cmp::Reverse((r.order(), i)));
+        }
+    }
+}
+
 /// The canonical column: the key, or its SURT.
 fn shown(surt: bool, key: &[u8]) -> std::borrow::Cow<'_, [u8]> {
     if surt {
@@ -1002,33 +1102,6 @@ fn shown(surt: bool, key: &[u8]) -> std::borrow::Cow<'_, [u8]> {
     } else {
         std::borrow::Cow::Borrowed(key)
     }
-}
-
-/// Every row in order of first occurrence. Without a spill each
-/// partition's rows already are in that order (batches and their chunks are
-/// merged in input order): a 64-way merge reads each partition's rows front
-/// to back, where a sort would chase a pointer per comparison.
-fn by_origin(parts: &[Part]) -> Vec<(&Part, &Row)> {
-    let total = parts.iter().map(|p| p.rows.len()).sum();
-    let mut all = Vec::with_capacity(total);
-    debug_assert!(parts.iter().all(|p| p.rows.is_sorted_by_key(Row::origin)));
-    // The next row of each partition: (its origin, the partition), least first.
-    type Head = std::cmp::Reverse<((u32, u64, u32), usize)>;
-    let mut heads: BinaryHeap<Head> = parts
-        .iter()
-        .enumerate()
-        .filter_map(|(i, p)| p.rows.first().map(|r| std::cmp::Reverse((r.origin(), i))))
-        .collect();
-    let mut next = vec![0usize; parts.len()];
-    while let Some(std::cmp::Reverse((_, i))) = heads.pop() {
-        let p = &parts[i];
-        all.push((p, &p.rows[next[i]]));
-        next[i] += 1;
-        if let Some(r) = p.rows.get(next[i]) {
-            heads.push(std::cmp::Reverse((r.origin(), i)));
-        }
-    }
-    all
 }
 
 /// A partition's rows in output order.
@@ -1229,4 +1302,87 @@ pub fn check_temp_dir(dir: &Path) -> Result<(), Error> {
                 &e,
             )
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Partitions whose rows are in origin order, as a run leaves them:
+    /// origins over three files and split items, spread over the
+    /// partitions by a pseudo-random walk (some partitions stay empty).
+    fn parts(rows: u64) -> Vec<Part> {
+        let mut parts: Vec<Part> = (0..7).map(|_| Part::default()).collect();
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for i in 0..rows {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let origin = ((i / 1000) as u32, 1 + i % 1000 / 2, (i % 2) as u32);
+            let key = format!("http://h{i}.example/");
+            let p = (x % 5) as usize; // partitions 5 and 6 stay empty
+            parts[p].add(x, key.as_bytes(), b"ex", origin, 1 + i % 3);
+        }
+        parts
+    }
+
+    fn written(parts: &[Part], piece: usize) -> (u64, Vec<u8>) {
+        let mut text = Vec::new();
+        let n = write_by_origin(
+            parts,
+            piece,
+            |t: &mut Vec<u8>, p: &Part, r: &Row| {
+                t.extend_from_slice(p.key(r));
+                t.extend_from_slice(format!(",{},{},{}\n", r.file, r.line, r.item).as_bytes());
+            },
+            &mut |b: &[u8]| {
+                text.extend_from_slice(b);
+                Ok(())
+            },
+        )
+        .unwrap();
+        (n, text)
+    }
+
+    #[test]
+    fn pieces_cut_by_origin_write_what_one_sort_writes() {
+        for rows in [0, 1, 2, 5, 999, 2500] {
+            let parts = parts(rows);
+            let mut all: Vec<(&Part, &Row)> = parts
+                .iter()
+                .flat_map(|p| p.rows.iter().map(move |r| (p, r)))
+                .collect();
+            all.sort_by_key(|(_, r)| r.origin());
+            let mut want = Vec::new();
+            for (p, r) in all {
+                want.extend_from_slice(p.key(r));
+                want.extend_from_slice(format!(",{},{},{}\n", r.file, r.line, r.item).as_bytes());
+            }
+            for piece in [1, 2, 3, 7, 100, PIECE] {
+                let (n, got) = written(&parts, piece);
+                assert_eq!(n, rows, "{rows} rows, pieces of {piece}");
+                assert!(got == want, "{rows} rows, pieces of {piece}");
+            }
+        }
+    }
+
+    #[test]
+    fn bounds_are_increasing_and_cut_near_evenly() {
+        let parts = parts(10_000);
+        let b = origin_bounds(&parts, 10);
+        assert_eq!(b.len(), 9);
+        assert!(b.windows(2).all(|w| w[0] < w[1]));
+        for (i, &bound) in b.iter().enumerate() {
+            let before: usize = parts
+                .iter()
+                .map(|p| p.rows.partition_point(|r| r.order() < bound))
+                .sum();
+            let want = (i + 1) * 1000;
+            assert!(
+                before.abs_diff(want) < 300,
+                "cut {i}: {before} rows before, want ~{want}"
+            );
+        }
+        assert!(origin_bounds(&parts, 1).is_empty());
+    }
 }
