@@ -418,7 +418,7 @@ const LOWER_REG_NAME: [bool; 256] = {
 /// True when `host` is already lowercase ASCII reg-name text with no `%` and
 /// no label starting with `xn--`: then ToASCII is the identity.
 #[inline]
-fn is_plain_lower_ascii(host: &str) -> bool {
+pub(crate) fn is_plain_lower_ascii(host: &str) -> bool {
     let b = host.as_bytes();
     let mut label_start = true;
     for (i, &c) in b.iter().enumerate() {
