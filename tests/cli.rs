@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
 
 mod common;
-use common::{bin, run};
+use common::{bin, run, summary};
 
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
@@ -22,21 +22,6 @@ fn write(dir: &Path, name: &str, data: &[u8]) -> PathBuf {
     let p = dir.join(name);
     std::fs::write(&p, data).expect("write input");
     p
-}
-
-/// The counts of the summary line: (lines, blank, accepted, rejected).
-fn summary(err: &str) -> (u64, u64, u64, u64) {
-    let line = err
-        .lines()
-        .find(|l| l.contains(" lines: "))
-        .unwrap_or_else(|| panic!("no summary in {err:?}"));
-    let nums: Vec<u64> = line
-        .split(|c: char| !c.is_ascii_digit())
-        .filter(|s| !s.is_empty())
-        .take(4)
-        .map(|s| s.parse().expect("number"))
-        .collect();
-    (nums[0], nums[1], nums[2], nums[3])
 }
 
 const HEADER: &str = "canonical,count,first_file,first_line,example\n";

@@ -1041,7 +1041,7 @@ fn write_by_origin(
 ) -> Result<u64, Error> {
     debug_assert!(parts.iter().all(|p| p.rows.is_sorted_by_key(Row::order)));
     let total: usize = parts.iter().map(|p| p.rows.len()).sum();
-    let bounds = origin_bounds(parts, total.div_ceil(piece.max(1)));
+    let bounds = origin_bounds(parts, total, total.div_ceil(piece.max(1)));
     // cuts[p][j]: where piece j starts in partition p.
     let cuts: Vec<Vec<usize>> = parts
         .iter()
@@ -1082,11 +1082,11 @@ fn write_by_origin(
 
 /// Up to `pieces - 1` origins that cut the rows of all partitions into
 /// pieces of about equal size: quantiles of a sample of every partition.
-fn origin_bounds(parts: &[Part], pieces: usize) -> Vec<u128> {
+/// `total` is the number of rows of `parts`.
+fn origin_bounds(parts: &[Part], total: usize, pieces: usize) -> Vec<u128> {
     if pieces <= 1 {
         return Vec::new();
     }
-    let total: usize = parts.iter().map(|p| p.rows.len()).sum();
     // About 64 samples per piece in all.
     let stride = (total / (pieces * 64)).max(1);
     let mut sample: Vec<u128> = parts
@@ -1395,7 +1395,7 @@ mod tests {
     #[test]
     fn bounds_are_increasing_and_cut_near_evenly() {
         let parts = parts(10_000);
-        let b = origin_bounds(&parts, 10);
+        let b = origin_bounds(&parts, 10_000, 10);
         assert_eq!(b.len(), 9);
         assert!(b.windows(2).all(|w| w[0] < w[1]));
         for (i, &bound) in b.iter().enumerate() {
@@ -1409,6 +1409,6 @@ mod tests {
                 "cut {i}: {before} rows before, want ~{want}"
             );
         }
-        assert!(origin_bounds(&parts, 1).is_empty());
+        assert!(origin_bounds(&parts, 10_000, 1).is_empty());
     }
 }
