@@ -36,7 +36,7 @@ use std::path::{Path, PathBuf};
 use hashbrown::HashTable;
 use rayon::prelude::*;
 
-use super::line::{line_key, line_text, reject_input, strip_cr, Text};
+use super::line::{line_key, reject_input, strip_cr, ChunkLines, Text};
 use super::sink::{csv_field, csv_u64};
 use super::source::{
     chunk_size, for_each_batch, for_each_line, line_chunks, Batch, Format, Item, Layout, Opened,
@@ -507,9 +507,10 @@ fn key_batch(
             };
             let mut rejects = Vec::new();
             let mut line_no = first_line;
-            stats.lines = for_each_line(bytes, |line, _| {
+            let lines = ChunkLines::new(bytes, cfg.max_line_bytes, batch.charset);
+            stats.lines = for_each_line(bytes, |line, pos| {
                 line_no += 1;
-                let reason = match line_text(line, cfg.max_line_bytes, batch.charset) {
+                let reason = match lines.text(line, pos) {
                     Text::Blank => {
                         stats.blank += 1;
                         return;

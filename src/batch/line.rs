@@ -83,12 +83,67 @@ pub fn is_blank(line: &[u8]) -> bool {
 /// ([`crate::decode::decode_line`]), otherwise the bytes must be UTF-8.
 #[inline]
 pub fn line_text(line: &[u8], max_line: usize, charset: Option<Charset>) -> Text<'_> {
+    checked_text(line, None, max_line, charset)
+}
+
+/// The lines of one chunk, whose UTF-8 is checked once for the whole chunk:
+/// lines end at `\n`, so when the chunk is UTF-8 each of its lines is, and
+/// the line's text is a slice of the chunk's. A chunk with a bad sequence
+/// anywhere checks each line, so the reject still names its line and
+/// offset. (Checking per line cost 150 instructions a line, most of them
+/// the call's setup; BENCHMARKS.md §14.)
+pub struct ChunkLines<'a> {
+    bytes: &'a [u8],
+    /// The chunk as text: `None` if it is not all UTF-8, or with `--encoding`.
+    text: Option<&'a str>,
+    max_line: usize,
+    charset: Option<Charset>,
+}
+
+impl<'a> ChunkLines<'a> {
+    pub fn new(bytes: &'a [u8], max_line: usize, charset: Option<Charset>) -> Self {
+        let text = match charset {
+            None => std::str::from_utf8(bytes).ok(),
+            Some(_) => None,
+        };
+        ChunkLines {
+            bytes,
+            text,
+            max_line,
+            charset,
+        }
+    }
+
+    /// [`line_text`] of the line at `pos` (from [`super::source::for_each_line`]
+    /// over this chunk).
+    #[inline]
+    pub fn text(&self, line: &'a [u8], pos: usize) -> Text<'a> {
+        debug_assert!(std::ptr::eq(&self.bytes[pos..pos + line.len()], line));
+        // The line (without its CR) starts and ends next to ASCII bytes or
+        // the chunk's ends: the slice is on character boundaries.
+        let text = self.text.map(|t| &t[pos..pos + strip_cr(line).len()]);
+        checked_text(line, text, self.max_line, self.charset)
+    }
+}
+
+/// [`line_text`], where `text` (if any) is `line` without its CR, already
+/// known to be UTF-8.
+#[inline(always)]
+fn checked_text<'a>(
+    line: &'a [u8],
+    text: Option<&'a str>,
+    max_line: usize,
+    charset: Option<Charset>,
+) -> Text<'a> {
     let line = strip_cr(line);
     if line.len() > max_line {
         return Text::Reject(RejectReason::TooLong { max: max_line });
     }
     if is_blank(line) {
         return Text::Blank;
+    }
+    if let Some(t) = text {
+        return Text::Text(Cow::Borrowed(t));
     }
     match decode_text(line, charset) {
         // A legacy charset can decode bytes to nothing: a line that is only
@@ -294,6 +349,47 @@ impl Stats {
 mod tests {
     use super::*;
     use crate::cdx::Format;
+
+    #[test]
+    fn a_chunk_checked_once_gives_each_line_what_a_line_check_gives() {
+        let lines: [&[u8]; 12] = [
+            b"http://a.example/",
+            b"http://m\xc3\xbcnchen.example/\r",
+            b"",
+            b" \t",
+            b"\r",
+            b"http://a/\xff",
+            b"\xe2\x82",
+            b"https://b.example/\xe2\x82\xac",
+            b"\xf0\x9f\x98\x80\r",
+            b"0123456789abcdef-too-long",
+            b"\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9",
+            b"last-without-newline",
+        ];
+        // Every window of consecutive lines: chunks that are all UTF-8 and
+        // chunks with a bad sequence in one line; with and without a final
+        // newline; UTF-8 and a legacy charset.
+        for charset in [
+            None,
+            Some(crate::decode::Charset(encoding_rs::WINDOWS_1252)),
+        ] {
+            for a in 0..lines.len() {
+                for b in a + 1..=lines.len() {
+                    for end_nl in [false, true] {
+                        let mut chunk = lines[a..b].join(&b'\n');
+                        if end_nl {
+                            chunk.push(b'\n');
+                        }
+                        let c = ChunkLines::new(&chunk, 20, charset);
+                        super::super::source::for_each_line(&chunk, |line, pos| {
+                            let want = format!("{:?}", line_text(line, 20, charset));
+                            assert_eq!(format!("{:?}", c.text(line, pos)), want);
+                        });
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn cdx_reference_borrows_the_url_or_gives_the_reason() {

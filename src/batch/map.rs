@@ -16,7 +16,7 @@ use std::borrow::Cow;
 use rayon::prelude::*;
 
 use super::line::{
-    line_key, line_text, record_key, record_reject_text, reject_input, strip_cr, RecordKey, Text,
+    line_key, record_key, record_reject_text, reject_input, strip_cr, ChunkLines, RecordKey, Text,
 };
 use super::sink::{csv_u64, field_with};
 use super::source::{
@@ -179,9 +179,10 @@ fn map_chunk(
         ..Stats::default()
     };
     let mut line_no = first_line;
-    stats.lines = for_each_line(chunk, |line, _| {
+    let lines = ChunkLines::new(chunk, max_line, batch.charset);
+    stats.lines = for_each_line(chunk, |line, pos| {
         line_no += 1;
-        let text_of = line_text(line, max_line, batch.charset);
+        let text_of = lines.text(line, pos);
         let mut result = match &text_of {
             Text::Blank => None,
             Text::Reject(r) => Some(Err(r.clone())),
