@@ -130,7 +130,7 @@ pub const S_HASH: u16 = 1 << 6;
 /// [`SCAN`] bit: `-` (a host label may be an `xn--` A-label).
 pub const S_HYPHEN: u16 = 1 << 7;
 
-const fn build_scan() -> [u16; 256] {
+pub(crate) const fn build_scan() -> [u16; 256] {
     let t = build();
     let mut out = [0u16; 256];
     let mut b = 0;

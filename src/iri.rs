@@ -22,6 +22,7 @@
 use crate::chars::{self, hex_val};
 use crate::error::{Component, Error, ErrorKind, Result};
 use crate::host;
+use crate::runs::{self, Runs};
 
 /// What kind of `ihost` (§2.2) an authority has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -238,9 +239,10 @@ impl<'a> IriRef<'a> {
 ///
 /// One left-to-right pass: each component is validated by the loop that
 /// finds its end (a byte its rule does not admit raw stops the loop and is
-/// either the next delimiter or an error), eight bytes per branch through
-/// [`chars::SCAN`], and the loop records the flags the rungs need. No
-/// byte of the path, query or fragment is looked at twice.
+/// either the next delimiter or an error), 16 bytes at a time with SSSE3
+/// (`crate::runs`) or eight per branch through [`chars::SCAN`], and the
+/// loop records the flags the rungs need. No byte of the path, query or
+/// fragment is looked at twice.
 ///
 /// ```
 /// let r = irinorm::parse("http://user@example.com:8080/a/b?q#f").unwrap();
@@ -254,6 +256,27 @@ impl<'a> IriRef<'a> {
 /// assert!(irinorm::parse("http://a/b c").is_err());
 /// ```
 pub fn parse(input: &str) -> Result<IriRef<'_>> {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(t) = runs::Ssse3::detect() {
+        // SAFETY: the CPU has SSSE3.
+        return unsafe { parse_ssse3(input, t) };
+    }
+    parse_with(input, runs::Scalar)
+}
+
+/// [`parse_with`] compiled for SSSE3, its runs found 16 bytes at a time.
+///
+/// # Safety
+/// The CPU must have SSSE3 (`_t` says so).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "ssse3")]
+unsafe fn parse_ssse3(input: &str, _t: runs::Ssse3) -> Result<IriRef<'_>> {
+    parse_with(input, _t)
+}
+
+/// [`parse`], finding runs of plain bytes with `runs`.
+#[inline(always)]
+fn parse_with<R: Runs>(input: &str, runs: R) -> Result<IriRef<'_>> {
     if input.len() >= NONE as usize {
         return Err(Error::new(
             0,
@@ -297,7 +320,7 @@ pub fn parse(input: &str) -> Result<IriRef<'_>> {
     // "//" iauthority
     if b[i..].starts_with(b"//") {
         let start = i + 2;
-        if let Some(end) = plain_authority(input, start, &mut r) {
+        if let Some(end) = plain_authority(input, start, &mut r, runs) {
             i = end;
         } else {
             i = authority(input, start, &mut r)?;
@@ -306,7 +329,7 @@ pub fn parse(input: &str) -> Result<IriRef<'_>> {
 
     // path, up to '?' or '#'
     r.path_start = i as u32;
-    let (path_end, acc) = scan::<false>(input, i, len, chars::S_PATH)?;
+    let (path_end, acc) = scan(input, i, len, &runs::PATH, runs)?;
     if path_end < len && !matches!(b[path_end], b'?' | b'#') {
         return Err(Error::new(
             path_end,
@@ -328,7 +351,7 @@ pub fn parse(input: &str) -> Result<IriRef<'_>> {
 
     if i < len && b[i] == b'?' {
         r.query_start = i as u32;
-        let (end, acc) = scan::<false>(input, i + 1, len, chars::S_QUERY)?;
+        let (end, acc) = scan(input, i + 1, len, &runs::QUERY, runs)?;
         if end < len && b[end] != b'#' {
             return Err(Error::new(end, char_error(input, end, Component::Query)));
         }
@@ -337,7 +360,7 @@ pub fn parse(input: &str) -> Result<IriRef<'_>> {
     }
     if i < len && b[i] == b'#' {
         r.fragment_start = i as u32;
-        let (end, acc) = scan::<true>(input, i + 1, len, chars::S_FRAGMENT)?;
+        let (end, acc) = scan(input, i + 1, len, &runs::FRAGMENT, runs)?;
         if end < len {
             return Err(Error::new(end, char_error(input, end, Component::Fragment)));
         }
@@ -354,10 +377,10 @@ pub fn parse(input: &str) -> Result<IriRef<'_>> {
 /// else, which [`authority`] then parses in full. Returns the authority's
 /// end.
 #[inline(always)]
-fn plain_authority(s: &str, start: usize, r: &mut IriRef<'_>) -> Option<usize> {
+fn plain_authority<R: Runs>(s: &str, start: usize, r: &mut IriRef<'_>, runs: R) -> Option<usize> {
     let b = s.as_bytes();
     let len = b.len();
-    let (host_end, acc) = scan::<true>(s, start, len, chars::S_REG_NAME).ok()?;
+    let (host_end, acc) = scan(s, start, len, &runs::REG_NAME, runs).ok()?;
     let mut end = host_end;
     if end < len && b[end] == b':' {
         end += 1;
@@ -423,7 +446,7 @@ fn parse_authority(s: &str, start: usize, at: usize, end: usize, r: &mut IriRef<
     let b = s.as_bytes();
     let mut host_start = start;
     if at != NONE as usize {
-        let (stop, acc) = scan::<false>(s, start, at, chars::S_USERINFO)?;
+        let (stop, acc) = scan(s, start, at, &runs::USERINFO, runs::Detect)?;
         if stop < at {
             return Err(Error::new(stop, char_error(s, stop, Component::Userinfo)));
         }
@@ -459,7 +482,7 @@ fn parse_authority(s: &str, start: usize, at: usize, end: usize, r: &mut IriRef<
         }
     } else {
         // The host ends at the first ':' (the port) or at the end.
-        let (stop, acc) = scan::<true>(s, host_start, end, chars::S_REG_NAME)?;
+        let (stop, acc) = scan(s, host_start, end, &runs::REG_NAME, runs::Detect)?;
         if stop < end && b[stop] != b':' {
             return Err(Error::new(stop, char_error(s, stop, Component::Host)));
         }
@@ -505,58 +528,35 @@ fn set_reg_name(s: &str, start: usize, end: usize, acc: u32, r: &mut IriRef<'_>)
     );
 }
 
-/// Scan `s[start..end]` for as long as the bytes belong to a component: ASCII
-/// bytes whose [`chars::SCAN`] entry has the bit `ok`, valid `pct-encoded`
-/// triplets, and non-ASCII characters that are `ucschar` (or `iprivate` in
-/// the query) and not bidi formatting characters. Returns where it stopped
-/// (`end`, or the first ASCII byte the component does not admit: the
-/// caller's delimiter, or an error the caller reports) and what it saw (the
-/// OR of the table entries, plus `A_PCT`, `A_DIRTY`, `A_NON_ASCII`).
-/// A bad `%` or non-ASCII character is an error here.
-///
-/// Only with `ACC` (host, fragment) are the table entries of plain bytes
-/// OR-ed into the result: path, query and userinfo need no bit of them, and
-/// the eight ORs per block cost as much as the check itself.
+/// Scan `s[start..end]` for as long as the bytes belong to a component:
+/// runs of ASCII bytes it admits raw ([`runs::plain_run`], 16 at a time),
+/// valid `pct-encoded` triplets, and non-ASCII characters that are
+/// `ucschar` (or `iprivate` in the query) and not bidi formatting
+/// characters. Returns where it stopped (`end`, or the first ASCII byte the
+/// component does not admit: the caller's delimiter, or an error the caller
+/// reports) and what it saw (for host and fragment the OR of the
+/// [`chars::SCAN`] entries of plain bytes, plus `A_PCT`, `A_DIRTY`,
+/// `A_NON_ASCII`). A bad `%` or non-ASCII character is an error here.
 #[inline(always)]
-fn scan<const ACC: bool>(s: &str, start: usize, end: usize, ok: u16) -> Result<(usize, u32)> {
+fn scan<R: Runs>(
+    s: &str,
+    start: usize,
+    end: usize,
+    class: &runs::Class,
+    runs: R,
+) -> Result<(usize, u32)> {
     let b = s.as_bytes();
-    let t = &chars::SCAN;
     let mut acc: u32 = 0;
     let mut i = start;
     loop {
-        // Eight plain bytes per branch: the common case.
-        while i + 8 <= end {
-            let w = &b[i..i + 8];
-            let c = [
-                t[w[0] as usize],
-                t[w[1] as usize],
-                t[w[2] as usize],
-                t[w[3] as usize],
-                t[w[4] as usize],
-                t[w[5] as usize],
-                t[w[6] as usize],
-                t[w[7] as usize],
-            ];
-            let all = c[0] & c[1] & c[2] & c[3] & c[4] & c[5] & c[6] & c[7];
-            if all & ok == 0 {
-                break;
-            }
-            if ACC {
-                acc |= (c[0] | c[1] | c[2] | c[3] | c[4] | c[5] | c[6] | c[7]) as u32;
-            }
-            i += 8;
-        }
+        let (stop, seen) = runs.run(b, i, end, class);
+        acc |= seen;
+        i = stop;
         if i >= end {
             return Ok((end, acc));
         }
         let c = b[i];
-        let cls = t[c as usize];
-        if cls & ok != 0 {
-            if ACC {
-                acc |= cls as u32;
-            }
-            i += 1;
-        } else if c == b'%' {
+        if c == b'%' {
             match (b.get(i + 1), b.get(i + 2)) {
                 (Some(&h), Some(&l)) if i + 2 < end => match (hex_val(h), hex_val(l)) {
                     (Some(hv), Some(lv)) => {
@@ -576,7 +576,7 @@ fn scan<const ACC: bool>(s: &str, start: usize, end: usize, ok: u16) -> Result<(
         } else if c < 0x80 {
             return Ok((i, acc));
         } else {
-            i += non_ascii(s, i, ok)?;
+            i += non_ascii(s, i, class.ok())?;
             acc |= A_NON_ASCII | A_DIRTY;
         }
     }

@@ -38,6 +38,7 @@ pub mod ladder;
 pub mod learn;
 pub mod preprocess;
 pub mod resolve;
+mod runs;
 pub mod surt;
 pub mod surt_ia;
 pub mod web;
