@@ -267,11 +267,11 @@ pub fn parse(input: &str) -> Result<IriRef<'_>> {
 /// [`parse_with`] compiled for SSSE3, its runs found 16 bytes at a time.
 ///
 /// # Safety
-/// The CPU must have SSSE3 (`_t` says so).
+/// The CPU must have SSSE3 (`t` says so).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "ssse3")]
-unsafe fn parse_ssse3(input: &str, _t: runs::Ssse3) -> Result<IriRef<'_>> {
-    parse_with(input, _t)
+unsafe fn parse_ssse3(input: &str, t: runs::Ssse3) -> Result<IriRef<'_>> {
+    parse_with(input, t)
 }
 
 /// [`parse`], finding runs of plain bytes with `runs`.
@@ -529,7 +529,7 @@ fn set_reg_name(s: &str, start: usize, end: usize, acc: u32, r: &mut IriRef<'_>)
 }
 
 /// Scan `s[start..end]` for as long as the bytes belong to a component:
-/// runs of ASCII bytes it admits raw ([`runs::plain_run`], 16 at a time),
+/// runs of ASCII bytes it admits raw ([`Runs::run`], 16 at a time),
 /// valid `pct-encoded` triplets, and non-ASCII characters that are
 /// `ucschar` (or `iprivate` in the query) and not bidi formatting
 /// characters. Returns where it stopped (`end`, or the first ASCII byte the
