@@ -1059,23 +1059,33 @@ fn write_by_origin(
         .collect();
     let pieces: Vec<usize> = (0..=bounds.len()).collect();
     let threads = rayon::current_num_threads().max(1);
+    // A group's texts are reused by the next group: fresh buffers of this
+    // size would each be a new mapping, faulted in page by page.
+    let mut spare: Vec<Vec<u8>> = Vec::new();
     for group in pieces.chunks(4 * threads) {
+        let bufs: Vec<Vec<u8>> = group
+            .iter()
+            .map(|_| spare.pop().unwrap_or_default())
+            .collect();
         let texts: Vec<Vec<u8>> = group
             .par_iter()
-            .map(|&j| {
+            .zip(bufs)
+            .map(|(&j, mut t)| {
                 let runs: Vec<(&Part, &[Row])> = parts
                     .iter()
                     .zip(&cuts)
                     .map(|(p, c)| (p, &p.rows[c[j]..c[j + 1]]))
                     .collect();
                 let n: usize = runs.iter().map(|(_, r)| r.len()).sum();
-                let mut t = Vec::with_capacity(n * 128);
+                t.clear();
+                t.reserve(n * 128);
                 merge_runs(&runs, |p, r| format(&mut t, p, r));
                 t
             })
             .collect();
         for t in texts {
             out(&t)?;
+            spare.push(t);
         }
     }
     Ok(total as u64)
