@@ -33,11 +33,11 @@ use std::hash::BuildHasher;
 use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
-use hashbrown::HashTable;
 use rayon::prelude::*;
 
 use super::line::{line_key, reject_input, strip_cr, ChunkLines, Text};
 use super::sink::{csv_field, csv_u64};
+use super::slots::{prefetch, Slots};
 use super::source::{
     chunk_size, for_each_batch, for_each_line, line_chunks, Batch, Format, Item, Layout, Opened,
 };
@@ -63,9 +63,8 @@ fn split_of(hash: u64) -> usize {
 
 #[inline]
 fn part_of(hash: u64) -> usize {
-    // Middle bits: hashbrown uses the low bits for the bucket and the top 7
-    // for its tag; taking either would make the tables of a partition
-    // collide.
+    // Middle bits: a partition's slot table (`Slots`) uses the low 32 for
+    // its home slot and tag; taking those would make its keys collide.
     ((hash >> 40) as usize) & (PARTS - 1)
 }
 
@@ -245,22 +244,6 @@ pub fn run(
     let mut summary = cfg.on_pool(|| table.finish(&names, out))?;
     summary.stats = stats;
     Ok(summary)
-}
-
-/// Ask for the cache line at `p` ahead of its use (a hint: no effect on
-/// what the program computes).
-#[inline(always)]
-fn prefetch<T>(p: *const T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch never faults and reads nothing the program sees;
-    // SSE is part of the x86_64 baseline.
-    #[allow(unused_unsafe)]
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>(p.cast::<i8>());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
 }
 
 /// Where a key or example is: in the batch's bytes (offset from the
@@ -628,7 +611,7 @@ impl Arena {
 /// One partition's table.
 #[derive(Default)]
 struct Part {
-    table: HashTable<u32>,
+    table: Slots,
     rows: Vec<Row>,
     arena: Arena,
 }
@@ -650,32 +633,33 @@ impl Part {
 
     /// Bytes this partition holds (capacities: what the process touches).
     fn bytes(&self) -> usize {
-        self.arena.bytes
-            + self.rows.capacity() * ROW_BYTES
-            + self.table.capacity() * (std::mem::size_of::<u32>() + 1) * 8 / 7
+        self.arena.bytes + self.rows.capacity() * ROW_BYTES + self.table.bytes()
     }
 
     /// Count `count` occurrences of `key`, first seen at `origin` with
     /// `example`; an earlier origin replaces the row's first occurrence.
     #[inline]
     fn add(&mut self, hash: u64, key: &[u8], example: &[u8], origin: (u32, u64, u32), count: u64) {
-        let (rows, arena) = (&mut self.rows, &self.arena);
-        let found = self.table.find(hash, |&i| {
+        let (rows, arena) = (&self.rows, &self.arena);
+        let found = self.table.find(hash, |i| {
             let r = &rows[i as usize];
             r.hash == hash && arena.get(r.block, r.off, r.key_len as usize) == key
         });
-        if let Some(&i) = found {
-            let r = &mut rows[i as usize];
-            r.count += count;
-            if origin < r.origin() {
-                // Only after a spill can a later-read row be earlier.
-                let (block, off, ex_len) = self.arena.push(key, example);
+        let at = match found {
+            Ok(i) => {
                 let r = &mut self.rows[i as usize];
-                (r.block, r.off, r.ex_len) = (block, off, ex_len);
-                (r.file, r.line, r.item) = origin;
+                r.count += count;
+                if origin < r.origin() {
+                    // Only after a spill can a later-read row be earlier.
+                    let (block, off, ex_len) = self.arena.push(key, example);
+                    let r = &mut self.rows[i as usize];
+                    (r.block, r.off, r.ex_len) = (block, off, ex_len);
+                    (r.file, r.line, r.item) = origin;
+                }
+                return;
             }
-            return;
-        }
+            Err(at) => at,
+        };
         let (block, off, ex_len) = self.arena.push(key, example);
         let idx = self.rows.len() as u32;
         self.rows.push(Row {
@@ -689,9 +673,25 @@ impl Part {
             line: origin.1,
             count,
         });
-        let rows = &self.rows;
-        self.table
-            .insert_unique(hash, idx, |&i| rows[i as usize].hash);
+        self.table.fill(at, hash, idx);
+    }
+
+    /// Ask for the row that a later [`Part::add`] of `hash` will most
+    /// likely compare (after [`Slots::prefetch`] of its slot).
+    #[inline]
+    fn prefetch_row(&self, hash: u64) {
+        if let Some(i) = self.table.peek(hash) {
+            prefetch(&self.rows[i as usize]);
+        }
+    }
+
+    /// Ask for the key bytes of that row (after [`Part::prefetch_row`]).
+    #[inline]
+    fn prefetch_key(&self, hash: u64) {
+        if let Some(i) = self.table.peek(hash) {
+            let r = &self.rows[i as usize];
+            prefetch(self.arena.blocks[r.block as usize][r.off as usize..].as_ptr());
+        }
     }
 }
 
@@ -763,14 +763,24 @@ impl Table {
                 let ids = &c.by_part[c.part_start[p] as usize..c.part_start[p + 1] as usize];
                 for (n, &i) in ids.iter().enumerate() {
                     // The entries of a partition are scattered over the
-                    // chunk, and their keys over the batch: ask for both
-                    // ahead (measured: merge -30 %, BENCHMARKS.md §12).
-                    if let Some(&j) = ids.get(n + 16) {
+                    // chunk, their keys over the batch, and the rows they
+                    // meet over the partition: ask for each ahead, in the
+                    // order the probe needs them (entry → its key and home
+                    // slot → the row → the row's key), so that a key waits
+                    // for memory once (BENCHMARKS.md §12, §15).
+                    if let Some(&j) = ids.get(n + 8) {
                         prefetch(&c.entries[j as usize]);
                     }
-                    if let Some(&j) = ids.get(n + 8) {
+                    if let Some(&j) = ids.get(n + 4) {
                         let f = &c.entries[j as usize];
                         prefetch(f.key.get(data, &c.arena).as_ptr());
+                        part.table.prefetch(f.hash);
+                    }
+                    if let Some(&j) = ids.get(n + 2) {
+                        part.prefetch_row(c.entries[j as usize].hash);
+                    }
+                    if let Some(&j) = ids.get(n + 1) {
+                        part.prefetch_key(c.entries[j as usize].hash);
                     }
                     let e = &c.entries[i as usize];
                     part.add(

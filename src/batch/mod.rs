@@ -27,6 +27,7 @@ pub mod line;
 pub mod map;
 pub mod prep;
 pub mod sink;
+mod slots;
 pub mod source;
 
 use std::fmt;

@@ -1,0 +1,227 @@
+//! The index of a dedup partition: key hash → row number, in an
+//! open-addressing table whose slots carry 32 bits of the hash.
+//!
+//! Why not `hashbrown`: a merge probe of `hashbrown::HashTable<u32>` cannot
+//! be asked for ahead of time (the table does not say where a hash's group
+//! lies), and its 7-bit tags send about one probe in a hundred to the row
+//! to compare full hashes. Here a slot is one `u64` — the low 32 bits of the
+//! hash and the row number — so
+//! * [`Slots::prefetch`] asks for a hash's home slot several keys ahead,
+//!   and [`Slots::peek`] names the row a later probe will compare, so that
+//!   its row and key bytes can be asked for too (the merge then waits for
+//!   memory once per batch of keys, not three times per key);
+//! * a row is read only when all 32 bits agree;
+//! * growing rehashes from the slots alone, without touching the rows.
+//!
+//! Linear probing, a power-of-two capacity, at most 3/4 full. The slot
+//! tags are a filter only: the caller compares the full hash and the key
+//! bytes of every candidate ([`Slots::find`]), so no two keys ever merge
+//! on a hash.
+
+/// An empty slot (a filled one holds row + 1 in its low half).
+const EMPTY: u64 = 0;
+
+/// Capacity of a table's first allocation.
+const FIRST: usize = 1024;
+
+/// Ask for the cache line at `p` ahead of its use (a hint: no effect on
+/// what the program computes).
+#[inline(always)]
+pub(super) fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch never faults and reads nothing the program sees;
+    // SSE is part of the x86_64 baseline.
+    #[allow(unused_unsafe)]
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>(p.cast::<i8>());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+/// Hash → row numbers (`u32`), see the module doc.
+#[derive(Default)]
+pub(super) struct Slots {
+    slots: Vec<u64>,
+    len: usize,
+}
+
+/// Where [`Slots::find`] stopped without a match: the empty slot that
+/// [`Slots::fill`] takes.
+pub(super) struct Vacant(usize);
+
+#[inline]
+fn tag(hash: u64) -> u64 {
+    hash & 0xFFFF_FFFF
+}
+
+impl Slots {
+    /// Rows indexed.
+    #[cfg(test)]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Bytes allocated.
+    pub fn bytes(&self) -> usize {
+        self.slots.capacity() * std::mem::size_of::<u64>()
+    }
+
+    #[inline]
+    fn mask(&self) -> usize {
+        self.slots.len() - 1
+    }
+
+    /// Ask for `hash`'s home slot ahead of a [`Slots::find`].
+    #[inline]
+    pub fn prefetch(&self, hash: u64) {
+        if !self.slots.is_empty() {
+            prefetch(&self.slots[tag(hash) as usize & self.mask()]);
+        }
+    }
+
+    /// The first row whose slot tag agrees with `hash` (a hint for
+    /// prefetching: it may hold another key).
+    #[inline]
+    pub fn peek(&self, hash: u64) -> Option<u32> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let (mask, t) = (self.mask(), tag(hash));
+        let mut i = t as usize & mask;
+        loop {
+            let s = self.slots[i];
+            if s == EMPTY {
+                return None;
+            }
+            if s >> 32 == t {
+                return Some((s as u32).wrapping_sub(1));
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// The row for `hash` that `is` accepts (called only for rows whose
+    /// slot tag agrees), or the empty slot where the probe ended.
+    #[inline]
+    pub fn find(&mut self, hash: u64, mut is: impl FnMut(u32) -> bool) -> Result<u32, Vacant> {
+        if self.slots.is_empty() {
+            self.slots = vec![EMPTY; FIRST];
+        }
+        let (mask, t) = (self.mask(), tag(hash));
+        let mut i = t as usize & mask;
+        loop {
+            let s = self.slots[i];
+            if s == EMPTY {
+                return Err(Vacant(i));
+            }
+            if s >> 32 == t {
+                let row = (s as u32).wrapping_sub(1);
+                if is(row) {
+                    return Ok(row);
+                }
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Index `row` under `hash` at the slot [`Slots::find`] returned (no
+    /// other call in between).
+    #[inline]
+    pub fn fill(&mut self, at: Vacant, hash: u64, row: u32) {
+        debug_assert!(row < u32::MAX && self.slots[at.0] == EMPTY);
+        self.slots[at.0] = (tag(hash) << 32) | u64::from(row + 1);
+        self.len += 1;
+        if self.len * 4 > self.slots.len() * 3 {
+            self.grow();
+        }
+    }
+
+    /// Twice the capacity; the slots move by their tags alone.
+    #[cold]
+    fn grow(&mut self) {
+        let bigger = vec![EMPTY; self.slots.len() * 2];
+        let old = std::mem::replace(&mut self.slots, bigger);
+        let mask = self.mask();
+        for s in old.into_iter().filter(|&s| s != EMPTY) {
+            let mut i = (s >> 32) as usize & mask;
+            while self.slots[i] != EMPTY {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = s;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::hash::BuildHasher;
+
+    /// Index `rows` (their hashes) the way `Part::add` does, looking each
+    /// one up first; the rows found instead of inserted.
+    fn index(slots: &mut Slots, hashes: &[u64]) -> Vec<Option<u32>> {
+        let mut seen = Vec::new();
+        hashes
+            .iter()
+            .map(|&h| match slots.find(h, |r| seen[r as usize] == h) {
+                Ok(r) => Some(r),
+                Err(at) => {
+                    slots.fill(at, h, seen.len() as u32);
+                    seen.push(h);
+                    None
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn equal_tags_are_told_apart_by_the_callers_compare() {
+        // Same low 32 bits (tag and home), different hashes: three rows.
+        let hs = [0x1_0000_0005, 0x2_0000_0005, 0x3_0000_0005, 0x2_0000_0005];
+        let mut s = Slots::default();
+        assert_eq!(index(&mut s, &hs), [None, None, None, Some(1)]);
+        assert_eq!(s.len(), 3);
+        // peek names the first candidate, which find may then reject.
+        assert_eq!(s.peek(0x3_0000_0005), Some(0));
+        assert_eq!(s.peek(6), None);
+    }
+
+    #[test]
+    fn growth_keeps_every_row_findable_and_stays_under_three_quarters() {
+        // Hashes as the engine makes them: homes collide, probes run on.
+        let hasher = foldhash::fast::FixedState::with_seed(7);
+        let hs: Vec<u64> = (0..5000u64).map(|i| hasher.hash_one(i)).collect();
+        let mut s = Slots::default();
+        assert!(index(&mut s, &hs).iter().all(Option::is_none));
+        assert_eq!(s.len(), 5000);
+        assert!(s.slots.len() >= 5000 * 4 / 3 && s.slots.len().is_power_of_two());
+        for (r, &h) in hs.iter().enumerate() {
+            assert_eq!(s.find(h, |x| x as usize == r).ok(), Some(r as u32));
+            assert_eq!(s.peek(h), Some(r as u32));
+        }
+    }
+
+    proptest! {
+        /// Against a map: the first occurrence of each hash is inserted,
+        /// every later one finds that row, whatever the collisions (hashes
+        /// that share their low 32 bits, tags that share their home, enough
+        /// of them to grow the table).
+        #[test]
+        fn finds_what_a_map_finds(raw in proptest::collection::vec((0u64..4, 0u64..2048), 0..3000)) {
+            let hashes: Vec<u64> = raw.iter().map(|&(hi, lo)| (hi << 40) | lo).collect();
+            let mut s = Slots::default();
+            let got = index(&mut s, &hashes);
+            let mut first = std::collections::HashMap::new();
+            for (i, &h) in hashes.iter().enumerate() {
+                let n = first.len() as u32;
+                let want = first.get(&h).copied();
+                first.entry(h).or_insert(n);
+                prop_assert_eq!(got[i], want);
+            }
+            prop_assert_eq!(s.len(), first.len());
+        }
+    }
+}
