@@ -32,6 +32,7 @@ use std::fs::File;
 use std::hash::BuildHasher;
 use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
@@ -291,6 +292,9 @@ struct Chunk {
     /// `by_part[part_start[p]..part_start[p + 1]]`.
     by_part: Vec<u32>,
     part_start: Vec<u32>,
+    /// Per entry: 1 + the partition where it made a new row, else 0
+    /// (written by the merge, read by [`Table::record_order`]).
+    fresh: Vec<AtomicU8>,
     stats: Stats,
     rejects: Vec<Reject>,
 }
@@ -407,6 +411,7 @@ impl<'a> ChunkBuilder<'a> {
             file,
             range,
             arena: self.arena,
+            fresh: entries.iter().map(|_| AtomicU8::new(0)).collect(),
             entries,
             by_part,
             part_start,
@@ -555,12 +560,6 @@ impl Row {
     fn origin(&self) -> (u32, u64, u32) {
         (self.file, self.line, self.item)
     }
-
-    /// [`Row::origin`] as one number that compares the same way.
-    #[inline]
-    fn order(&self) -> u128 {
-        (u128::from(self.file) << 96) | (u128::from(self.line) << 32) | u128::from(self.item)
-    }
 }
 
 /// Bytes in blocks that never move: growing the arena copies nothing.
@@ -638,8 +637,16 @@ impl Part {
 
     /// Count `count` occurrences of `key`, first seen at `origin` with
     /// `example`; an earlier origin replaces the row's first occurrence.
+    /// True if the key is new (a row was appended).
     #[inline]
-    fn add(&mut self, hash: u64, key: &[u8], example: &[u8], origin: (u32, u64, u32), count: u64) {
+    fn add(
+        &mut self,
+        hash: u64,
+        key: &[u8],
+        example: &[u8],
+        origin: (u32, u64, u32),
+        count: u64,
+    ) -> bool {
         let (rows, arena) = (&self.rows, &self.arena);
         let found = self.table.find(hash, |i| {
             let r = &rows[i as usize];
@@ -656,7 +663,7 @@ impl Part {
                     (r.block, r.off, r.ex_len) = (block, off, ex_len);
                     (r.file, r.line, r.item) = origin;
                 }
-                return;
+                return false;
             }
             Err(at) => at,
         };
@@ -674,6 +681,7 @@ impl Part {
             count,
         });
         self.table.fill(at, hash, idx);
+        true
     }
 
     /// Ask for the row that a later [`Part::add`] of `hash` will most
@@ -698,6 +706,11 @@ impl Part {
 /// The partitions, and their spill files once the budget is exceeded.
 struct Table {
     parts: Vec<Part>,
+    /// The partition of each row in first-occurrence order, while every
+    /// row is in memory and the output is in that order: the rows of a
+    /// partition are appended in that order, so this is the output order
+    /// ([`write_by_origin`]) without comparing origins.
+    tape: Option<Vec<u8>>,
     memory: usize,
     temp_dir: Option<PathBuf>,
     spill: Option<SpillDir>,
@@ -746,6 +759,7 @@ impl Table {
     fn new(cfg: &Config) -> Self {
         Table {
             parts: (0..PARTS).map(|_| Part::default()).collect(),
+            tape: (cfg.order == Order::First).then(Vec::new),
             memory: cfg.memory,
             temp_dir: cfg.temp_dir.clone(),
             spill: None,
@@ -757,6 +771,7 @@ impl Table {
 
     /// Merge a batch's chunks, partitions in parallel, chunks in order.
     fn merge(&mut self, batch: &Batch, chunks: &[Chunk]) {
+        let taped = self.tape.is_some();
         self.parts.par_iter_mut().enumerate().for_each(|(p, part)| {
             for c in chunks {
                 let data = &batch.data[c.range.clone()];
@@ -783,20 +798,34 @@ impl Table {
                         part.prefetch_key(c.entries[j as usize].hash);
                     }
                     let e = &c.entries[i as usize];
-                    part.add(
+                    let new = part.add(
                         e.hash,
                         e.key.get(data, &c.arena),
                         e.example.get(data, &c.arena),
                         (c.file, e.line, e.item),
                         1,
                     );
+                    if new && taped {
+                        c.fresh[i as usize].store(p as u8 + 1, Relaxed);
+                    }
                 }
             }
         });
+        if let Some(tape) = &mut self.tape {
+            // The merge has joined: its stores are visible here.
+            for c in chunks {
+                tape.extend(
+                    c.fresh
+                        .iter()
+                        .filter_map(|f| f.load(Relaxed).checked_sub(1)),
+                );
+            }
+        }
     }
 
     fn bytes(&self) -> usize {
-        self.parts.iter().map(Part::bytes).sum()
+        self.parts.iter().map(Part::bytes).sum::<usize>()
+            + self.tape.as_ref().map_or(0, Vec::capacity)
     }
 
     /// Append every partition's rows to its file and free the tables.
@@ -822,6 +851,8 @@ impl Table {
         let Some(spill) = self.spill.as_mut() else {
             return Ok(());
         };
+        // Rows leave memory: the sorted runs give the order from now on.
+        self.tape = None;
         let spill_ref = &*spill;
         let written: Vec<Result<[u64; SPLIT], Error>> = self
             .parts
@@ -993,8 +1024,8 @@ impl Table {
             let file = &names[r.file as usize];
             format_row(t, &shown, r.count, file, r.line, p.example(r));
         };
-        if self.order == Order::First {
-            return write_by_origin(&self.parts, PIECE, format, out);
+        if let Some(tape) = &self.tape {
+            return write_by_origin(&self.parts, tape, PIECE, format, out);
         }
         let mut all: Vec<(&Part, &Row)> = self
             .parts
@@ -1040,57 +1071,54 @@ const PIECE: usize = 1 << 15;
 /// Every row in order of first occurrence, formatted by `format` and
 /// written through `out`. Without a spill each partition's rows already
 /// are in that order (batches and their chunks are merged in input order),
-/// so no sort is needed: the rows are cut by origin into pieces of about
-/// `piece` rows (the same cut in every partition), and each piece is a
-/// 64-way merge of its partitions' runs, formatted on its own. Pieces run
-/// in parallel and are written in order, a group at a time.
+/// and `tape` names the partition of each row in that order
+/// ([`Table::tape`]): no sort and no compare of origins. The tape is cut
+/// into pieces of `piece` rows, formatted in parallel (each from its own
+/// starting row in every partition) and written in order.
 fn write_by_origin(
     parts: &[Part],
+    tape: &[u8],
     piece: usize,
     format: impl Fn(&mut Vec<u8>, &Part, &Row) + Sync,
     out: &mut (dyn FnMut(&[u8]) -> Result<(), Error> + Send),
 ) -> Result<u64, Error> {
-    debug_assert!(parts.iter().all(|p| p.rows.is_sorted_by_key(Row::order)));
-    let total: usize = parts.iter().map(|p| p.rows.len()).sum();
-    let bounds = origin_bounds(parts, total, total.div_ceil(piece.max(1)));
-    // cuts[p][j]: where piece j starts in partition p.
-    let cuts: Vec<Vec<usize>> = parts
-        .iter()
-        .map(|p| {
-            let mut c = vec![0];
-            c.extend(
-                bounds
-                    .iter()
-                    .map(|&b| p.rows.partition_point(|r| r.order() < b)),
-            );
-            c.push(p.rows.len());
-            c
-        })
-        .collect();
-    let pieces: Vec<usize> = (0..=bounds.len()).collect();
+    debug_assert_eq!(
+        tape.len(),
+        parts.iter().map(|p| p.rows.len()).sum::<usize>()
+    );
+    let pieces: Vec<&[u8]> = tape.chunks(piece.max(1)).collect();
+    // starts[j][p]: rows of partition p before piece j.
+    let mut starts = Vec::with_capacity(pieces.len());
+    let mut next = vec![0usize; parts.len()];
+    for t in &pieces {
+        starts.push(next.clone());
+        for &p in *t {
+            next[p as usize] += 1;
+        }
+    }
     let threads = rayon::current_num_threads().max(1);
     // A group's texts are reused by the next group: fresh buffers of this
     // size would each be a new mapping, faulted in page by page.
     let mut spare: Vec<Vec<u8>> = Vec::new();
-    for group in pieces.chunks(4 * threads) {
+    for (group, group_starts) in pieces.chunks(4 * threads).zip(starts.chunks(4 * threads)) {
         let bufs: Vec<Vec<u8>> = group
             .iter()
             .map(|_| spare.pop().unwrap_or_default())
             .collect();
         let texts: Vec<Vec<u8>> = group
             .par_iter()
+            .zip(group_starts)
             .zip(bufs)
-            .map(|(&j, mut t)| {
-                let runs: Vec<(&Part, &[Row])> = parts
-                    .iter()
-                    .zip(&cuts)
-                    .map(|(p, c)| (p, &p.rows[c[j]..c[j + 1]]))
-                    .collect();
-                let n: usize = runs.iter().map(|(_, r)| r.len()).sum();
-                t.clear();
-                t.reserve(n * 128);
-                merge_runs(&runs, |p, r| format(&mut t, p, r));
-                t
+            .map(|((t, start), mut text)| {
+                text.clear();
+                text.reserve(t.len() * 128);
+                let mut next = start.clone();
+                for &p in *t {
+                    let part = &parts[p as usize];
+                    format(&mut text, part, &part.rows[next[p as usize]]);
+                    next[p as usize] += 1;
+                }
+                text
             })
             .collect();
         for t in texts {
@@ -1098,48 +1126,7 @@ fn write_by_origin(
             spare.push(t);
         }
     }
-    Ok(total as u64)
-}
-
-/// Up to `pieces - 1` origins that cut the rows of all partitions into
-/// pieces of about equal size: quantiles of a sample of every partition.
-/// `total` is the number of rows of `parts`.
-fn origin_bounds(parts: &[Part], total: usize, pieces: usize) -> Vec<u128> {
-    if pieces <= 1 {
-        return Vec::new();
-    }
-    // About 64 samples per piece in all.
-    let stride = (total / (pieces * 64)).max(1);
-    let mut sample: Vec<u128> = parts
-        .iter()
-        .flat_map(|p| p.rows.iter().step_by(stride).map(Row::order))
-        .collect();
-    sample.sort_unstable();
-    let mut bounds: Vec<u128> = (1..pieces)
-        .map(|i| sample[i * sample.len() / pieces])
-        .collect();
-    bounds.dedup();
-    bounds
-}
-
-/// Visit the rows of `runs` (each in origin order) in origin order.
-fn merge_runs<'a>(runs: &[(&'a Part, &'a [Row])], mut visit: impl FnMut(&'a Part, &'a Row)) {
-    // The next row of each run: (its origin, the run), least first.
-    type Head = std::cmp::Reverse<(u128, usize)>;
-    let mut heads: BinaryHeap<Head> = runs
-        .iter()
-        .enumerate()
-        .filter_map(|(i, (_, rows))| rows.first().map(|r| std::cmp::Reverse((r.order(), i))))
-        .collect();
-    let mut next = vec![0usize; runs.len()];
-    while let Some(std::cmp::Reverse((_, i))) = heads.pop() {
-        let (p, rows) = runs[i];
-        visit(p, &rows[next[i]]);
-        next[i] += 1;
-        if let Some(r) = rows.get(next[i]) {
-            heads.push(std::cmp::Reverse((r.order(), i)));
-        }
-    }
+    Ok(tape.len() as u64)
 }
 
 /// The canonical column: the key, or its SURT.
@@ -1355,11 +1342,12 @@ pub fn check_temp_dir(dir: &Path) -> Result<(), Error> {
 mod tests {
     use super::*;
 
-    /// Partitions whose rows are in origin order, as a run leaves them:
-    /// origins over three files and split items, spread over the
-    /// partitions by a pseudo-random walk (some partitions stay empty).
-    fn parts(rows: u64) -> Vec<Part> {
+    /// Partitions whose rows are in origin order, and their tape, as a run
+    /// leaves them: origins over three files and split items, spread over
+    /// the partitions by a pseudo-random walk (some partitions stay empty).
+    fn parts(rows: u64) -> (Vec<Part>, Vec<u8>) {
         let mut parts: Vec<Part> = (0..7).map(|_| Part::default()).collect();
+        let mut tape = Vec::new();
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
         for i in 0..rows {
             x ^= x << 13;
@@ -1368,15 +1356,17 @@ mod tests {
             let origin = ((i / 1000) as u32, 1 + i % 1000 / 2, (i % 2) as u32);
             let key = format!("http://h{i}.example/");
             let p = (x % 5) as usize; // partitions 5 and 6 stay empty
-            parts[p].add(x, key.as_bytes(), b"ex", origin, 1 + i % 3);
+            assert!(parts[p].add(x, key.as_bytes(), b"ex", origin, 1 + i % 3));
+            tape.push(p as u8);
         }
-        parts
+        (parts, tape)
     }
 
-    fn written(parts: &[Part], piece: usize) -> (u64, Vec<u8>) {
+    fn written(parts: &[Part], tape: &[u8], piece: usize) -> (u64, Vec<u8>) {
         let mut text = Vec::new();
         let n = write_by_origin(
             parts,
+            tape,
             piece,
             |t: &mut Vec<u8>, p: &Part, r: &Row| {
                 t.extend_from_slice(p.key(r));
@@ -1392,9 +1382,9 @@ mod tests {
     }
 
     #[test]
-    fn pieces_cut_by_origin_write_what_one_sort_writes() {
+    fn pieces_cut_from_the_tape_write_what_one_sort_writes() {
         for rows in [0, 1, 2, 5, 999, 2500] {
-            let parts = parts(rows);
+            let (parts, tape) = parts(rows);
             let mut all: Vec<(&Part, &Row)> = parts
                 .iter()
                 .flat_map(|p| p.rows.iter().map(move |r| (p, r)))
@@ -1406,30 +1396,10 @@ mod tests {
                 want.extend_from_slice(format!(",{},{},{}\n", r.file, r.line, r.item).as_bytes());
             }
             for piece in [1, 2, 3, 7, 100, PIECE] {
-                let (n, got) = written(&parts, piece);
+                let (n, got) = written(&parts, &tape, piece);
                 assert_eq!(n, rows, "{rows} rows, pieces of {piece}");
                 assert!(got == want, "{rows} rows, pieces of {piece}");
             }
         }
-    }
-
-    #[test]
-    fn bounds_are_increasing_and_cut_near_evenly() {
-        let parts = parts(10_000);
-        let b = origin_bounds(&parts, 10_000, 10);
-        assert_eq!(b.len(), 9);
-        assert!(b.windows(2).all(|w| w[0] < w[1]));
-        for (i, &bound) in b.iter().enumerate() {
-            let before: usize = parts
-                .iter()
-                .map(|p| p.rows.partition_point(|r| r.order() < bound))
-                .sum();
-            let want = (i + 1) * 1000;
-            assert!(
-                before.abs_diff(want) < 300,
-                "cut {i}: {before} rows before, want ~{want}"
-            );
-        }
-        assert!(origin_bounds(&parts, 10_000, 1).is_empty());
     }
 }
