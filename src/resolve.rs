@@ -157,11 +157,20 @@ mod x86 {
 /// assert_eq!(remove_dot_segments("mid/content=5/../6"), "mid/6");
 /// ```
 pub fn remove_dot_segments(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    remove_dot_segments_into(path, &mut out);
+    out
+}
+
+/// [`remove_dot_segments`] appended to `out` (what `out` holds already is
+/// kept: "drop the last output segment" never reaches into it).
+pub fn remove_dot_segments_into(path: &str, out: &mut String) {
+    let floor = out.len();
     if !has_dot_segments(path) {
-        return path.to_owned();
+        out.push_str(path);
+        return;
     }
     let mut input = path;
-    let mut out = String::with_capacity(path.len());
     while !input.is_empty() {
         // A: remove a prefix "../" or "./"
         if let Some(rest) = input.strip_prefix("../") {
@@ -180,7 +189,10 @@ pub fn remove_dot_segments(path: &str) -> String {
             input = if input.len() == 3 { "/" } else { &input[3..] };
             // Byte loops, not `rfind`/`find`: segments are a few bytes long
             // and a memchr call costs more than it saves there.
-            let cut = out.bytes().rposition(|c| c == b'/').unwrap_or(0);
+            let cut = out.as_bytes()[floor..]
+                .iter()
+                .rposition(|&c| c == b'/')
+                .map_or(floor, |i| floor + i);
             out.truncate(cut);
         }
         // D: "." or ".." alone
@@ -198,7 +210,6 @@ pub fn remove_dot_segments(path: &str) -> String {
             input = &input[end..];
         }
     }
-    out
 }
 
 #[cfg(test)]
@@ -258,6 +269,19 @@ mod tests {
         assert!(!has_dot_segments(""));
         assert!(!has_dot_segments("/a./b"));
         assert!(!has_dot_segments("/..."));
+    }
+
+    #[test]
+    fn dot_segments_appended_never_reach_into_what_was_there() {
+        for (path, want) in [
+            ("/..", "http://a/"),
+            ("/a/../../b", "http://a/b"),
+            ("../x", "http://ax"),
+        ] {
+            let mut out = String::from("http://a");
+            remove_dot_segments_into(path, &mut out);
+            assert_eq!(out, want, "{path}");
+        }
     }
 
     /// The segments are split and compared: the definition, slowly.

@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::iri::{flags, parse, HostKind, IriRef};
-use crate::resolve::{has_dot_segments, remove_dot_segments, resolve};
+use crate::resolve::{has_dot_segments, remove_dot_segments, remove_dot_segments_into, resolve};
 use syntax::{lower, norm_pct, norm_reg_name, Out};
 
 /// A rung of the comparison ladder (3987bis §5.3). Ordered: each rung
@@ -303,28 +303,26 @@ fn canonical_rewrite<'a>(r: &IriRef<'a>, level: Level, nfc: bool) -> Result<Cow<
             return Err(Error::new(0, ErrorKind::HostRequired { scheme }));
         }
     }
-    // Percent-encoding normalization of a component the scan found clean
-    // (no '%' to fix, no non-ASCII, no '#' in the fragment) has nothing to
-    // do: `norm_pct` would return it borrowed.
-    let norm = |c: &'a str, dirty: u32, hash: bool| -> Cow<'a, str> {
+    let offset = |part: &str| part.as_ptr() as usize - s.as_ptr() as usize;
+    // A component that only percent-encoding normalization (and NFC, when
+    // asked) changes, written straight into the output. One the scan found
+    // clean (no '%' to fix, no non-ASCII, no '#' in the fragment) is kept.
+    let component = |out: &mut Out<'a>, c: &'a str, dirty: u32, hash: bool| {
+        let start = offset(c);
+        out.keep(start);
+        let end = start + c.len();
         if nfc {
-            match syntax::nfc(c) {
-                Cow::Borrowed(c) => norm_pct(c, hash),
-                Cow::Owned(c) => Cow::Owned(norm_pct(&c, hash).into_owned()),
-            }
-        } else if f & dirty == 0 {
-            Cow::Borrowed(c)
+            out.emit(end, &nfc_pct(c, hash));
+        } else if f & dirty != 0 {
+            out.emit_pct(end, hash);
         } else {
-            norm_pct(c, hash)
+            out.keep(end);
         }
     };
-    let offset = |part: &str| part.as_ptr() as usize - s.as_ptr() as usize;
 
     if let (Some((hs, he)), Some(kind)) = (r.host_range(), r.host_kind()) {
         if let Some(ui) = r.userinfo() {
-            let start = offset(ui);
-            out.keep(start);
-            out.emit(start + ui.len(), &norm(ui, flags::USERINFO_DIRTY, false));
+            component(&mut out, ui, flags::USERINFO_DIRTY, false);
         }
         out.keep(hs);
         let host = &s[hs..he];
@@ -376,7 +374,64 @@ fn canonical_rewrite<'a>(r: &IriRef<'a>, level: Level, nfc: bool) -> Result<Cow<
     let (ps, pe) = r.path_range();
     out.keep(ps);
     let raw_path = r.path();
-    let mut path = norm(raw_path, flags::PATH_DIRTY, false);
+    if !nfc && r.authority().is_some() {
+        // The usual path, written straight into the output: percent-encoding
+        // normalized, then its dot segments removed (§5.3.2.4; a decoded
+        // `%2E` can make one). After an authority a non-empty path starts
+        // with '/', so neither "//" nor an empty path can come of it.
+        let mark = out.mark();
+        if f & flags::PATH_DIRTY != 0 {
+            out.emit_pct(pe, false);
+        } else {
+            out.keep(pe);
+        }
+        let path = out.tail(mark);
+        if path.starts_with('/') && has_dot_segments(path) {
+            out.rewrite_tail(mark, remove_dot_segments_into);
+        } else if raw_path.is_empty() && rules.is_some_and(|r| r.empty_path_is_slash) {
+            out.emit(pe, "/");
+        }
+    } else {
+        general_path(&mut out, r, pe, at_scheme, scheme.as_deref(), rules, nfc);
+    }
+
+    if let Some(q) = r.query() {
+        component(&mut out, q, flags::QUERY_DIRTY, false);
+    }
+    if let Some(frag) = r.fragment() {
+        component(&mut out, frag, flags::FRAGMENT_DIRTY, true);
+    }
+    Ok(out.finish())
+}
+
+/// NFC (§5.3.2.2, when asked), then percent-encoding normalization.
+fn nfc_pct(c: &str, encode_hash: bool) -> Cow<'_, str> {
+    match syntax::nfc(c) {
+        Cow::Borrowed(c) => norm_pct(c, encode_hash),
+        Cow::Owned(c) => Cow::Owned(norm_pct(&c, encode_hash).into_owned()),
+    }
+}
+
+/// The path of [`canonical_rewrite`] without an authority or with NFC:
+/// normalized, its dot segments removed, kept a path (no leading "//"),
+/// `mailto` rules.
+fn general_path<'a>(
+    out: &mut Out<'a>,
+    r: &IriRef<'a>,
+    pe: usize,
+    at_scheme: bool,
+    scheme: Option<&str>,
+    rules: Option<&scheme::SchemeRules>,
+    nfc: bool,
+) {
+    let raw_path = r.path();
+    let mut path = if nfc {
+        nfc_pct(raw_path, false)
+    } else if r.flags() & flags::PATH_DIRTY == 0 {
+        Cow::Borrowed(raw_path)
+    } else {
+        norm_pct(raw_path, false)
+    };
     // §5.3.2.4: only hierarchical (absolute) paths; a rootless path such as
     // `urn:a/../b` or a relative `../x` is opaque here (removing its dot
     // segments would change what it means).
@@ -387,7 +442,7 @@ fn canonical_rewrite<'a>(r: &IriRef<'a>, level: Level, nfc: bool) -> Result<Cow<
         // Keep a path a path: without an authority it may not start with "//".
         path = Cow::Owned(format!("/.{path}"));
     }
-    if at_scheme && scheme.as_deref() == Some("mailto") {
+    if at_scheme && scheme == Some("mailto") {
         if let Cow::Owned(p) = scheme::mailto_path(&path) {
             path = Cow::Owned(p);
         }
@@ -396,18 +451,6 @@ fn canonical_rewrite<'a>(r: &IriRef<'a>, level: Level, nfc: bool) -> Result<Cow<
         path = Cow::Borrowed("/");
     }
     out.emit(pe, &path);
-
-    if let Some(q) = r.query() {
-        let start = offset(q);
-        out.keep(start);
-        out.emit(start + q.len(), &norm(q, flags::QUERY_DIRTY, false));
-    }
-    if let Some(frag) = r.fragment() {
-        let start = offset(frag);
-        out.keep(start);
-        out.emit(start + frag.len(), &norm(frag, flags::FRAGMENT_DIRTY, true));
-    }
-    Ok(out.finish())
 }
 
 /// The key of `input` at `level`, URI form, no base.
