@@ -17,8 +17,9 @@
 //! 3. When the partitions would hold more than [`Config::memory`] bytes,
 //!    each partition's rows are appended to its own files in a temporary
 //!    directory and the tables start empty again.
-//! 4. At the end, without a spill, all rows are sorted (by origin, key or
-//!    SURT) and written. After a spill, each of the 256 spill files (a
+//! 4. At the end, without a spill, the rows are written in first-occurrence
+//!    order as the merge recorded it (a tape naming each new row's
+//!    partition: no sort), or sorted by key or SURT. After a spill, each of the 256 spill files (a
 //!    partition split by two more hash bits) is read back and deduplicated
 //!    alone (1/256 of the distinct keys must fit in memory, per worker),
 //!    sorted and written as a sorted run; the runs are then merged (a k-way
@@ -293,7 +294,7 @@ struct Chunk {
     by_part: Vec<u32>,
     part_start: Vec<u32>,
     /// Per entry: 1 + the partition where it made a new row, else 0
-    /// (written by the merge, read by [`Table::record_order`]).
+    /// (written and read by [`Table::merge`], for [`Table::tape`]).
     fresh: Vec<AtomicU8>,
     stats: Stats,
     rejects: Vec<Reject>,
