@@ -242,12 +242,30 @@ pub fn hex_val(b: u8) -> Option<u8> {
 /// uppercase letters").
 pub const HEX_UPPER: &[u8; 16] = b"0123456789ABCDEF";
 
-/// Append `%HH` for byte `b`.
+/// `%00%01…%FF`: the triplet of byte `b` is `PCT[3 * b..3 * b + 3]`.
+const PCT: &str = {
+    const BYTES: [u8; 768] = {
+        let mut t = [0u8; 768];
+        let mut b = 0;
+        while b < 256 {
+            t[3 * b] = b'%';
+            t[3 * b + 1] = HEX_UPPER[b >> 4];
+            t[3 * b + 2] = HEX_UPPER[b & 15];
+            b += 1;
+        }
+        t
+    };
+    match std::str::from_utf8(&BYTES) {
+        Ok(s) => s,
+        Err(_) => panic!("ASCII"),
+    }
+};
+
+/// Append `%HH` for byte `b` (one copy of three bytes from a table).
 #[inline]
 pub fn push_pct(out: &mut String, b: u8) {
-    out.push('%');
-    out.push(HEX_UPPER[(b >> 4) as usize] as char);
-    out.push(HEX_UPPER[(b & 15) as usize] as char);
+    let i = 3 * b as usize;
+    out.push_str(&PCT[i..i + 3]);
 }
 
 /// Append the UTF-8 percent-encoding of `c` (3987bis §3.3).
@@ -262,6 +280,15 @@ pub fn push_pct_char(out: &mut String, c: char) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_byte_has_its_uppercase_triplet() {
+        for b in 0..=255u8 {
+            let mut out = String::from("x");
+            push_pct(&mut out, b);
+            assert_eq!(out, format!("x%{b:02X}"));
+        }
+    }
 
     #[test]
     fn ascii_classes_follow_the_abnf() {
