@@ -374,7 +374,8 @@ fn canonical_rewrite<'a>(r: &IriRef<'a>, level: Level, nfc: bool) -> Result<Cow<
     let (ps, pe) = r.path_range();
     out.keep(ps);
     let raw_path = r.path();
-    if !nfc && r.authority().is_some() {
+    let mailto = at_scheme && scheme.as_deref() == Some("mailto");
+    if !nfc && !mailto && r.authority().is_some() {
         // The usual path, written straight into the output: percent-encoding
         // normalized, then its dot segments removed (§5.3.2.4; a decoded
         // `%2E` can make one). After an authority a non-empty path starts
@@ -412,9 +413,9 @@ fn nfc_pct(c: &str, encode_hash: bool) -> Cow<'_, str> {
     }
 }
 
-/// The path of [`canonical_rewrite`] without an authority or with NFC:
-/// normalized, its dot segments removed, kept a path (no leading "//"),
-/// `mailto` rules.
+/// The path of [`canonical_rewrite`] without an authority, with NFC or of
+/// `mailto` (also `mailto://host/…`): normalized, its dot segments removed,
+/// kept a path (no leading "//"), `mailto` rules.
 fn general_path<'a>(
     out: &mut Out<'a>,
     r: &IriRef<'a>,
