@@ -393,7 +393,7 @@ fn canonical_rewrite<'a>(r: &IriRef<'a>, level: Level, nfc: bool) -> Result<Cow<
             out.emit(pe, "/");
         }
     } else {
-        general_path(&mut out, r, pe, at_scheme, scheme.as_deref(), rules, nfc);
+        general_path(&mut out, r, pe, mailto, rules, nfc);
     }
 
     if let Some(q) = r.query() {
@@ -414,14 +414,13 @@ fn nfc_pct(c: &str, encode_hash: bool) -> Cow<'_, str> {
 }
 
 /// The path of [`canonical_rewrite`] without an authority, with NFC or of
-/// `mailto` (also `mailto://host/…`): normalized, its dot segments removed,
-/// kept a path (no leading "//"), `mailto` rules.
+/// `mailto` at the scheme rung (also `mailto://host/…`): normalized, its
+/// dot segments removed, kept a path (no leading "//"), `mailto` rules.
 fn general_path<'a>(
     out: &mut Out<'a>,
     r: &IriRef<'a>,
     pe: usize,
-    at_scheme: bool,
-    scheme: Option<&str>,
+    mailto: bool,
     rules: Option<&scheme::SchemeRules>,
     nfc: bool,
 ) {
@@ -443,7 +442,7 @@ fn general_path<'a>(
         // Keep a path a path: without an authority it may not start with "//".
         path = Cow::Owned(format!("/.{path}"));
     }
-    if at_scheme && scheme == Some("mailto") {
+    if mailto {
         if let Cow::Owned(p) = scheme::mailto_path(&path) {
             path = Cow::Owned(p);
         }
