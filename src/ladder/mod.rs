@@ -278,26 +278,23 @@ fn canonical_rewrite<'a>(r: &IriRef<'a>, level: Level, nfc: bool) -> Result<Cow<
     let f = r.flags();
     let mut out = Out::new(s);
     let at_scheme = level >= Level::Scheme;
-    let scheme = r.scheme().map(|raw| {
-        if f & flags::SCHEME_UPPER != 0 {
-            Cow::Owned(raw.to_ascii_lowercase())
-        } else {
-            Cow::Borrowed(raw)
+    // The scheme, lowercased (§5.3.2.1) into the output; what the scheme
+    // rung needs of it is decided here, from the output.
+    let scheme = match r.scheme() {
+        Some(raw) => {
+            out.emit_lower(raw.len());
+            Some(out.tail(0))
         }
-    });
-    if let (Some(raw), Some(lowered)) = (r.scheme(), &scheme) {
-        out.emit(raw.len(), lowered);
-    }
-    let rules = scheme
-        .as_deref()
-        .filter(|_| at_scheme)
-        .and_then(scheme::rules);
-    let dns = at_scheme && scheme.as_deref().is_some_and(crate::host::is_dns_scheme);
+        None => None,
+    };
+    let rules = scheme.filter(|_| at_scheme).and_then(scheme::rules);
+    let dns = at_scheme && scheme.is_some_and(crate::host::is_dns_scheme);
     let host_required = if at_scheme {
-        scheme.as_deref().and_then(crate::host::host_required)
+        scheme.and_then(crate::host::host_required)
     } else {
         None
     };
+    let mailto = at_scheme && scheme == Some("mailto");
     if let Some(scheme) = host_required {
         if r.host().is_none_or(str::is_empty) {
             return Err(Error::new(0, ErrorKind::HostRequired { scheme }));
@@ -327,23 +324,32 @@ fn canonical_rewrite<'a>(r: &IriRef<'a>, level: Level, nfc: bool) -> Result<Cow<
         out.keep(hs);
         let host = &s[hs..he];
         match kind {
-            HostKind::RegName => {
-                // Lowercase ASCII without '%': syntax normalization keeps it,
-                // and without a '-' it holds no A-label, so ToASCII keeps it.
-                let lower_ascii =
-                    f & (flags::HOST_UPPER | flags::HOST_PCT | flags::HOST_NON_ASCII) == 0;
-                let h = if lower_ascii {
-                    Cow::Borrowed(host)
-                } else {
-                    norm_reg_name(host)
-                };
+            HostKind::RegName if f & (flags::HOST_PCT | flags::HOST_NON_ASCII) == 0 => {
+                // ASCII without '%': lowercased (§5.3.2.1) straight into the
+                // output. Then ToASCII keeps it unless a label is an A-label
+                // (`xn--`, only possible with a '-'), which UTS #46 checks.
+                let mark = out.mark();
+                out.emit_lower(he);
                 if dns {
-                    let a = if lower_ascii && f & flags::HOST_HYPHEN == 0 {
-                        Ok(Cow::Borrowed(&*h))
-                    } else {
-                        crate::host::domain_to_ascii(&h)
-                    };
-                    let a = a
+                    let idna = |e: crate::host::IdnaError| Error::new(hs, ErrorKind::Idna(e.0));
+                    let h = out.tail(mark);
+                    if f & flags::HOST_HYPHEN != 0 && !crate::host::is_plain_lower_ascii(h) {
+                        let a = crate::host::domain_to_ascii(h).map_err(idna)?;
+                        if let Cow::Owned(a) = a {
+                            out.rewrite_tail(mark, |_, buf| buf.push_str(&a));
+                        }
+                    }
+                    let h = out.tail(mark);
+                    crate::host::verify_dns_length(h).map_err(idna)?;
+                    if let (Some(scheme), true) = (host_required, h.is_empty()) {
+                        return Err(Error::new(hs, ErrorKind::HostRequired { scheme }));
+                    }
+                }
+            }
+            HostKind::RegName => {
+                let h = norm_reg_name(host);
+                if dns {
+                    let a = crate::host::domain_to_ascii(&h)
                         .and_then(|a| crate::host::verify_dns_length(&a).map(|()| a))
                         .map_err(|e| Error::new(hs, ErrorKind::Idna(e.0)))?;
                     if let (Some(scheme), true) = (host_required, a.is_empty()) {
@@ -374,7 +380,6 @@ fn canonical_rewrite<'a>(r: &IriRef<'a>, level: Level, nfc: bool) -> Result<Cow<
     let (ps, pe) = r.path_range();
     out.keep(ps);
     let raw_path = r.path();
-    let mailto = at_scheme && scheme.as_deref() == Some("mailto");
     if !nfc && !mailto && r.authority().is_some() {
         // The usual path, written straight into the output: percent-encoding
         // normalized, then its dot segments removed (§5.3.2.4; a decoded

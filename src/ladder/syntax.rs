@@ -116,6 +116,23 @@ impl<'a> Out<'a> {
         }
     }
 
+    /// Replace `src[pos..end]` with its ASCII lowercase, written straight
+    /// into the output (a scheme or a host with uppercase letters: §5.3.2.1).
+    #[inline]
+    pub(crate) fn emit_lower(&mut self, end: usize) {
+        let c = &self.src[self.pos..end];
+        match c.bytes().position(|b| b.is_ascii_uppercase()) {
+            None => self.keep(end),
+            Some(i) => {
+                let buf = self.materialize();
+                buf.push_str(&c[..i]);
+                // SAFETY: ASCII lowercasing keeps the bytes UTF-8.
+                unsafe { buf.as_mut_vec() }.extend(c[i..].bytes().map(|b| b.to_ascii_lowercase()));
+                self.pos = end;
+            }
+        }
+    }
+
     /// Copy `src[pos..end]` unchanged.
     #[inline]
     pub(crate) fn keep(&mut self, end: usize) {
@@ -458,6 +475,28 @@ mod tests {
         let mut o = Out::new("abcdef");
         o.emit(3, "");
         assert_eq!(o.finish(), "def");
+    }
+
+    #[test]
+    fn lowercase_is_written_from_the_first_uppercase_on() {
+        let mut o = Out::new("ab.cd/X");
+        o.emit_lower(5);
+        assert!(matches!(o.finish(), Cow::Borrowed("ab.cd/X")));
+        for (src, start, end, want) in [
+            ("aB.Cd/X", 0, 5, "ab.cd/X"),
+            ("AB/Y", 0, 2, "ab/Y"),
+            ("AB/Cd", 3, 5, "AB/cd"),
+        ] {
+            let mut o = Out::new(src);
+            o.keep(start);
+            o.emit_lower(end);
+            assert_eq!(o.finish(), want, "{src}");
+        }
+        // After an earlier change, from the output's end.
+        let mut o = Out::new("xAB");
+        o.emit(1, "yy");
+        o.emit_lower(3);
+        assert_eq!(o.finish(), "yyab");
     }
 
     #[test]
