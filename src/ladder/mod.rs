@@ -281,9 +281,13 @@ fn canonical_rewrite<'a>(r: &IriRef<'a>, level: Level, nfc: bool) -> Result<Cow<
     // The scheme, lowercased (§5.3.2.1) into the output; what the scheme
     // rung needs of it is decided here, from the output.
     let scheme = match r.scheme() {
-        Some(raw) => {
+        Some(raw) if f & flags::SCHEME_UPPER != 0 => {
             out.emit_lower(raw.len());
             Some(out.tail(0))
+        }
+        Some(raw) => {
+            out.keep(raw.len());
+            Some(raw)
         }
         None => None,
     };
@@ -329,7 +333,11 @@ fn canonical_rewrite<'a>(r: &IriRef<'a>, level: Level, nfc: bool) -> Result<Cow<
                 // output. Then ToASCII keeps it unless a label is an A-label
                 // (`xn--`, only possible with a '-'), which UTS #46 checks.
                 let mark = out.mark();
-                out.emit_lower(he);
+                if f & flags::HOST_UPPER != 0 {
+                    out.emit_lower(he);
+                } else {
+                    out.keep(he);
+                }
                 if dns {
                     let idna = |e: crate::host::IdnaError| Error::new(hs, ErrorKind::Idna(e.0));
                     let h = out.tail(mark);
