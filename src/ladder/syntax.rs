@@ -125,9 +125,9 @@ impl<'a> Out<'a> {
             None => self.keep(end),
             Some(i) => {
                 let buf = self.materialize();
-                buf.push_str(&c[..i]);
-                // SAFETY: ASCII lowercasing keeps the bytes UTF-8.
-                unsafe { buf.as_mut_vec() }.extend(c[i..].bytes().map(|b| b.to_ascii_lowercase()));
+                let from = buf.len() + i;
+                buf.push_str(c);
+                buf[from..].make_ascii_lowercase();
                 self.pos = end;
             }
         }
