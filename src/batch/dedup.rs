@@ -19,13 +19,13 @@
 //!    directory and the tables start empty again.
 //! 4. At the end, without a spill, the rows are written in first-occurrence
 //!    order as the merge recorded it (a tape naming each new row's
-//!    partition: no sort), or sorted by key or SURT. After a spill, each of the 256 spill files (a
-//!    partition split by two more hash bits) is read back and deduplicated
-//!    alone (1/256 of the distinct keys must fit in memory, per worker),
-//!    sorted and written as a sorted run; the runs are then merged (a k-way
-//!    merge) into the output. Both ways order rows by the
-//!    same total order, so the output is byte-identical for every budget,
-//!    thread count, chunk size and input kind.
+//!    partition: no sort), or sorted by key or SURT. After a spill, each of
+//!    the 256 spill files (a partition split by two more hash bits) is read
+//!    back and deduplicated alone (1/256 of the distinct keys must fit in
+//!    memory, per worker), sorted and written as a sorted run; the runs are
+//!    then merged (a k-way merge) into the output. Both ways order rows by
+//!    the same total order, so the output is byte-identical for every
+//!    budget, thread count, chunk size and input kind.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -294,7 +294,8 @@ struct Chunk {
     by_part: Vec<u32>,
     part_start: Vec<u32>,
     /// Per entry: 1 + the partition where it made a new row, else 0
-    /// (written and read by [`Table::merge`], for [`Table::tape`]).
+    /// (written and read by [`Table::merge`], for [`Table::tape`]; empty
+    /// when the output is not in first-occurrence order).
     fresh: Vec<AtomicU8>,
     stats: Stats,
     rejects: Vec<Reject>,
@@ -387,6 +388,7 @@ impl<'a> ChunkBuilder<'a> {
 
     fn finish(
         self,
+        order: Order,
         file: u32,
         range: std::ops::Range<usize>,
         stats: Stats,
@@ -412,7 +414,11 @@ impl<'a> ChunkBuilder<'a> {
             file,
             range,
             arena: self.arena,
-            fresh: entries.iter().map(|_| AtomicU8::new(0)).collect(),
+            fresh: if order == Order::First {
+                entries.iter().map(|_| AtomicU8::new(0)).collect()
+            } else {
+                Vec::new()
+            },
             entries,
             by_part,
             part_start,
@@ -473,7 +479,7 @@ fn key_batch(
                         }
                     }
                 }
-                b.finish(file, 0..0, stats, rejects)
+                b.finish(cfg.order, file, 0..0, stats, rejects)
             })
             .collect();
     }
@@ -529,7 +535,7 @@ fn key_batch(
                     reason,
                 });
             });
-            b.finish(file, range, stats, rejects)
+            b.finish(cfg.order, file, range, stats, rejects)
         })
         .collect()
 }

@@ -328,21 +328,24 @@ fn canonical_rewrite<'a>(r: &IriRef<'a>, level: Level, nfc: bool) -> Result<Cow<
         out.keep(hs);
         let host = &s[hs..he];
         match kind {
-            HostKind::RegName if f & (flags::HOST_PCT | flags::HOST_NON_ASCII) == 0 => {
-                // ASCII without '%': lowercased (§5.3.2.1) straight into the
-                // output. Then ToASCII keeps it unless a label is an A-label
-                // (`xn--`, only possible with a '-'), which UTS #46 checks.
+            HostKind::RegName => {
+                // Syntax rung (§5.3.2.1), straight into the output: an ASCII
+                // host without '%' is only lowercased; otherwise
+                // `norm_reg_name` also normalizes its percent-encoding.
                 let mark = out.mark();
-                if f & flags::HOST_UPPER != 0 {
+                if f & (flags::HOST_PCT | flags::HOST_NON_ASCII) != 0 {
+                    out.emit(he, &norm_reg_name(host));
+                } else if f & flags::HOST_UPPER != 0 {
                     out.emit_lower(he);
                 } else {
                     out.keep(he);
                 }
                 if dns {
                     let idna = |e: crate::host::IdnaError| Error::new(hs, ErrorKind::Idna(e.0));
-                    let h = out.tail(mark);
-                    if f & flags::HOST_HYPHEN != 0 && !crate::host::is_plain_lower_ascii(h) {
-                        let a = crate::host::domain_to_ascii(h).map_err(idna)?;
+                    // ToASCII (§5.3.3) can change only non-ASCII or an
+                    // A-label (`xn--`: a '-', perhaps decoded from `%2D`).
+                    if f & (flags::HOST_HYPHEN | flags::HOST_PCT | flags::HOST_NON_ASCII) != 0 {
+                        let a = crate::host::domain_to_ascii(out.tail(mark)).map_err(idna)?;
                         if let Cow::Owned(a) = a {
                             out.rewrite_tail(mark, |_, buf| buf.push_str(&a));
                         }
@@ -352,20 +355,6 @@ fn canonical_rewrite<'a>(r: &IriRef<'a>, level: Level, nfc: bool) -> Result<Cow<
                     if let (Some(scheme), true) = (host_required, h.is_empty()) {
                         return Err(Error::new(hs, ErrorKind::HostRequired { scheme }));
                     }
-                }
-            }
-            HostKind::RegName => {
-                let h = norm_reg_name(host);
-                if dns {
-                    let a = crate::host::domain_to_ascii(&h)
-                        .and_then(|a| crate::host::verify_dns_length(&a).map(|()| a))
-                        .map_err(|e| Error::new(hs, ErrorKind::Idna(e.0)))?;
-                    if let (Some(scheme), true) = (host_required, a.is_empty()) {
-                        return Err(Error::new(hs, ErrorKind::HostRequired { scheme }));
-                    }
-                    out.emit(he, &a);
-                } else {
-                    out.emit(he, &h);
                 }
             }
             HostKind::Ipv4 => out.keep(he),

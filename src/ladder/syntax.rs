@@ -263,9 +263,8 @@ fn norm_pct_into(out: &mut String, s: &str, encode_hash: bool) {
                     if chars::is_unreserved(v) {
                         out.push(v as char);
                     } else {
-                        out.push('%');
-                        out.push(HEX_UPPER[hv as usize] as char);
-                        out.push(HEX_UPPER[lv as usize] as char);
+                        // The same triplet, uppercase hex (§5.3.2.1).
+                        push_pct(out, v);
                     }
                     i += 3;
                 }
