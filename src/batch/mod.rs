@@ -100,7 +100,14 @@ pub fn key_fn<'a, K>(
 where
     K: for<'x> Fn(&'x str) -> crate::Result<std::borrow::Cow<'x, str>> + Sync + 'a,
 {
-    move |s, base| prep.key_with_base(s, base, &key)
+    // Nothing to prepare (the usual run): the key function alone, without
+    // the preparation's layers (measured: ~100 instructions a line,
+    // BENCHMARKS.md §17).
+    let plain = prep.is_noop();
+    move |s, base| match base {
+        None if plain => key(s).map_err(RejectReason::Key),
+        _ => prep.key_with_base(s, base, &key),
+    }
 }
 
 /// A rejected line or record, handed to the caller in input order.
