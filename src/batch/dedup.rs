@@ -1075,6 +1075,41 @@ impl Table {
 /// Rows per piece of [`write_by_origin`] (about 3 MB of CSV).
 const PIECE: usize = 1 << 15;
 
+/// How far ahead [`write_by_origin`] asks for a row, and for its key.
+const AHEAD_ROW: usize = 32;
+const AHEAD_KEY: usize = 16;
+
+/// A second walk of a piece of the tape, `dist` rows ahead of the row
+/// being written.
+struct Ahead {
+    next: Vec<usize>,
+    j: usize,
+    dist: usize,
+}
+
+impl Ahead {
+    fn new(start: &[usize], dist: usize) -> Self {
+        Ahead {
+            next: start.to_vec(),
+            j: 0,
+            dist,
+        }
+    }
+
+    /// `f` on each row not yet visited up to `dist` rows after row `i`.
+    #[inline]
+    fn upto(&mut self, i: usize, tape: &[u8], parts: &[Part], f: impl Fn(&Part, &Row)) {
+        while self.j < tape.len() && self.j <= i + self.dist {
+            let q = tape[self.j] as usize;
+            if let Some(r) = parts[q].rows.get(self.next[q]) {
+                f(&parts[q], r);
+            }
+            self.next[q] += 1;
+            self.j += 1;
+        }
+    }
+}
+
 /// Every row in order of first occurrence, formatted by `format` and
 /// written through `out`. Without a spill each partition's rows already
 /// are in that order (batches and their chunks are merged in input order),
@@ -1120,7 +1155,15 @@ fn write_by_origin(
                 text.clear();
                 text.reserve(t.len() * 128);
                 let mut next = start.clone();
-                for &p in *t {
+                // The rows come from every partition in turn, too many
+                // streams for the hardware to see: ask for each row
+                // `AHEAD_ROW` rows ahead, and for its key (which the row
+                // locates) `AHEAD_KEY` ahead (BENCHMARKS.md §17).
+                let mut rows = Ahead::new(start, AHEAD_ROW);
+                let mut keys = Ahead::new(start, AHEAD_KEY);
+                for (i, &p) in t.iter().enumerate() {
+                    rows.upto(i, t, parts, |_, r| prefetch(r));
+                    keys.upto(i, t, parts, |part, r| prefetch(part.key(r).as_ptr()));
                     let part = &parts[p as usize];
                     format(&mut text, part, &part.rows[next[p as usize]]);
                     next[p as usize] += 1;
