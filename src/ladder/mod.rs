@@ -277,6 +277,9 @@ fn canonical_rewrite<'a>(r: &IriRef<'a>, level: Level, nfc: bool) -> Result<Cow<
     let s = r.as_str();
     let f = r.flags();
     let mut out = Out::new(s);
+    if f & flags::NON_ASCII != 0 {
+        out = out.non_ascii();
+    }
     let at_scheme = level >= Level::Scheme;
     // The scheme, lowercased (§5.3.2.1) into the output; what the scheme
     // rung needs of it is decided here, from the output.
