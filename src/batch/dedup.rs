@@ -40,6 +40,7 @@ use rayon::prelude::*;
 use super::line::{line_key, reject_input, strip_cr, ChunkLines, Text};
 use super::sink::{csv_field, csv_u64};
 use super::slots::{prefetch, Slots};
+use super::sort::sort_by_fields;
 use super::source::{
     chunk_size, for_each_batch, for_each_line, line_chunks, Batch, Format, Item, Layout, Opened,
 };
@@ -1040,15 +1041,37 @@ impl Table {
             .flat_map(|p| p.rows.iter().map(move |r| (p, r)))
             .collect();
         if self.order == Order::Key {
-            all.par_sort_unstable_by(|a, b| a.0.key(a.1).cmp(b.0.key(b.1)));
+            all = sort_by_fields(all, 1, |(p, r), _| p.key(r));
         } else {
-            let mut keyed: Vec<(Vec<u8>, (&Part, &Row))> = all
-                .par_iter()
-                .map(|&(p, r)| (crate::surt::surt_of_key(p.key(r)), (p, r)))
+            // The SURTs in one buffer per block of rows, not one `Vec`
+            // each: freeing 10^6 small strings in sorted order cost more
+            // than computing them (BENCHMARKS.md §17).
+            const SURTS: usize = 1 << 14;
+            let surts: Vec<(Vec<u8>, Vec<usize>)> = all
+                .par_chunks(SURTS)
+                .map(|rows| {
+                    let (mut buf, mut ends) = (Vec::new(), Vec::with_capacity(rows.len()));
+                    for &(p, r) in rows {
+                        buf.extend_from_slice(&crate::surt::surt_of_key(p.key(r)));
+                        ends.push(buf.len());
+                    }
+                    (buf, ends)
+                })
                 .collect();
-            keyed.par_sort_unstable_by(|a, b| {
-                a.0.cmp(&b.0)
-                    .then_with(|| a.1 .0.key(a.1 .1).cmp(b.1 .0.key(b.1 .1)))
+            let keyed: Vec<(&[u8], (&Part, &Row))> = surts
+                .iter()
+                .zip(all.chunks(SURTS))
+                .flat_map(|((buf, ends), rows)| {
+                    let starts = std::iter::once(0).chain(ends.iter().copied());
+                    starts
+                        .zip(ends)
+                        .zip(rows)
+                        .map(|((start, &end), &row)| (&buf[start..end], row))
+                })
+                .collect();
+            let keyed = sort_by_fields(keyed, 2, |(surt, (p, r)), f| match f {
+                0 => surt,
+                _ => p.key(r),
             });
             all = keyed.into_iter().map(|(_, x)| x).collect();
         }
@@ -1058,7 +1081,15 @@ impl Table {
                 .par_chunks(BLOCK)
                 .map(|rows| {
                     let mut t = Vec::with_capacity(rows.len() * 128);
-                    for &(p, r) in rows {
+                    for (i, &(p, r)) in rows.iter().enumerate() {
+                        // Sorted, the rows and keys are all over memory:
+                        // ask ahead, as `write_by_origin` does.
+                        if let Some(&(_, r)) = rows.get(i + AHEAD_ROW) {
+                            prefetch(r);
+                        }
+                        if let Some(&(p, r)) = rows.get(i + AHEAD_KEY) {
+                            prefetch(p.key(r).as_ptr());
+                        }
                         format(&mut t, p, r);
                     }
                     t
@@ -1193,9 +1224,20 @@ fn sort_rows(part: &Part, order: Order) -> Vec<&Row> {
     let mut rows: Vec<&Row> = part.rows.iter().collect();
     match order {
         Order::First => rows.sort_unstable_by_key(|r| r.origin()),
-        Order::Key => rows.sort_unstable_by(|a, b| part.key(a).cmp(part.key(b))),
-        Order::Surt => rows
-            .sort_by_cached_key(|r| (crate::surt::surt_of_key(part.key(r)), part.key(r).to_vec())),
+        Order::Key => rows = sort_by_fields(rows, 1, |r, _| part.key(r)),
+        Order::Surt => {
+            let keyed: Vec<(Vec<u8>, &Row)> = rows
+                .into_iter()
+                .map(|r| (crate::surt::surt_of_key(part.key(r)), r))
+                .collect();
+            rows = sort_by_fields(keyed, 2, |(surt, r), f| match f {
+                0 => surt,
+                _ => part.key(r),
+            })
+            .into_iter()
+            .map(|(_, r)| r)
+            .collect();
+        }
     }
     rows
 }

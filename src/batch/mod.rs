@@ -28,6 +28,7 @@ pub mod map;
 pub mod prep;
 pub mod sink;
 mod slots;
+mod sort;
 pub mod source;
 
 use std::fmt;
