@@ -234,32 +234,10 @@ mod x86 {
     }
 }
 
-/// Append an integer field.
+/// Append an integer field (`itoa`: two digits per step from a table).
 #[inline]
 pub fn csv_u64(out: &mut Vec<u8>, n: u64) {
-    let d = digits(n);
-    out.extend_from_slice(&d.buf[d.start..]);
-}
-
-struct Digits {
-    buf: [u8; 20],
-    start: usize,
-}
-
-fn digits(mut n: u64) -> Digits {
-    let mut d = Digits {
-        buf: [0; 20],
-        start: 20,
-    };
-    loop {
-        d.start -= 1;
-        d.buf[d.start] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    d
+    out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
 }
 
 #[cfg(test)]
