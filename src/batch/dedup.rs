@@ -1075,36 +1075,30 @@ impl Table {
             });
             all = keyed.into_iter().map(|(_, x)| x).collect();
         }
-        const BLOCK: usize = 1 << 14;
-        for group in all.chunks(BLOCK * 16) {
-            let texts: Vec<Vec<u8>> = group
-                .par_chunks(BLOCK)
-                .map(|rows| {
-                    let mut t = Vec::with_capacity(rows.len() * 128);
-                    for (i, &(p, r)) in rows.iter().enumerate() {
-                        // Sorted, the rows and keys are all over memory:
-                        // ask ahead, as `write_by_origin` does.
-                        if let Some(&(_, r)) = rows.get(i + AHEAD_ROW) {
-                            prefetch(r);
-                        }
-                        if let Some(&(p, r)) = rows.get(i + AHEAD_KEY) {
-                            prefetch(p.key(r).as_ptr());
-                        }
-                        format(&mut t, p, r);
-                    }
-                    t
-                })
-                .collect();
-            for t in texts {
-                out(&t)?;
+        let pieces: Vec<&[(&Part, &Row)]> = all.chunks(PIECE).collect();
+        write_pieces(&pieces, out, |rows, text| {
+            text.reserve(rows.len() * 128);
+            for (i, &(p, r)) in rows.iter().enumerate() {
+                // Sorted, the rows and keys are all over memory: ask ahead,
+                // as `write_by_origin` does.
+                if let Some(&(_, r)) = rows.get(i + AHEAD_ROW) {
+                    prefetch(r);
+                }
+                if let Some(&(p, r)) = rows.get(i + AHEAD_KEY) {
+                    prefetch(p.key(r).as_ptr());
+                }
+                format(text, p, r);
             }
-        }
+        })?;
         Ok(all.len() as u64)
     }
 }
 
-/// Rows per piece of [`write_by_origin`] (about 3 MB of CSV).
-const PIECE: usize = 1 << 15;
+/// Rows per piece of [`write_by_origin`] (about 400 KB of CSV): small
+/// enough that the pieces' buffers are reused from the second group on
+/// instead of fresh memory faulted in page by page (measured against 8 K
+/// and 32 K rows, BENCHMARKS.md §17).
+const PIECE: usize = 1 << 12;
 
 /// How far ahead [`write_by_origin`] asks for a row, and for its key.
 const AHEAD_ROW: usize = 32;
@@ -1169,36 +1163,48 @@ fn write_by_origin(
             next[p as usize] += 1;
         }
     }
+    let pieces: Vec<(&[u8], Vec<usize>)> = pieces.into_iter().zip(starts).collect();
+    write_pieces(&pieces, out, |(t, start), text| {
+        text.reserve(t.len() * 128);
+        let mut next = start.clone();
+        // The rows come from every partition in turn, too many streams for
+        // the hardware to see: ask for each row `AHEAD_ROW` rows ahead, and
+        // for its key (which the row locates) `AHEAD_KEY` ahead
+        // (BENCHMARKS.md §17).
+        let mut rows = Ahead::new(start, AHEAD_ROW);
+        let mut keys = Ahead::new(start, AHEAD_KEY);
+        for (i, &p) in t.iter().enumerate() {
+            rows.upto(i, t, parts, |_, r| prefetch(r));
+            keys.upto(i, t, parts, |part, r| prefetch(part.key(r).as_ptr()));
+            let part = &parts[p as usize];
+            format(text, part, &part.rows[next[p as usize]]);
+            next[p as usize] += 1;
+        }
+    })?;
+    Ok(tape.len() as u64)
+}
+
+/// Format `pieces` in parallel, a few per worker at a time, and write them
+/// in order. A group's buffers are reused by the next group: fresh ones
+/// would be new memory, faulted in page by page.
+fn write_pieces<P: Sync>(
+    pieces: &[P],
+    out: &mut (dyn FnMut(&[u8]) -> Result<(), Error> + Send),
+    fill: impl Fn(&P, &mut Vec<u8>) + Sync,
+) -> Result<(), Error> {
     let threads = rayon::current_num_threads().max(1);
-    // A group's texts are reused by the next group: fresh buffers of this
-    // size would each be a new mapping, faulted in page by page.
     let mut spare: Vec<Vec<u8>> = Vec::new();
-    for (group, group_starts) in pieces.chunks(4 * threads).zip(starts.chunks(4 * threads)) {
+    for group in pieces.chunks(4 * threads) {
         let bufs: Vec<Vec<u8>> = group
             .iter()
             .map(|_| spare.pop().unwrap_or_default())
             .collect();
         let texts: Vec<Vec<u8>> = group
             .par_iter()
-            .zip(group_starts)
             .zip(bufs)
-            .map(|((t, start), mut text)| {
+            .map(|(piece, mut text)| {
                 text.clear();
-                text.reserve(t.len() * 128);
-                let mut next = start.clone();
-                // The rows come from every partition in turn, too many
-                // streams for the hardware to see: ask for each row
-                // `AHEAD_ROW` rows ahead, and for its key (which the row
-                // locates) `AHEAD_KEY` ahead (BENCHMARKS.md §17).
-                let mut rows = Ahead::new(start, AHEAD_ROW);
-                let mut keys = Ahead::new(start, AHEAD_KEY);
-                for (i, &p) in t.iter().enumerate() {
-                    rows.upto(i, t, parts, |_, r| prefetch(r));
-                    keys.upto(i, t, parts, |part, r| prefetch(part.key(r).as_ptr()));
-                    let part = &parts[p as usize];
-                    format(&mut text, part, &part.rows[next[p as usize]]);
-                    next[p as usize] += 1;
-                }
+                fill(piece, &mut text);
                 text
             })
             .collect();
@@ -1207,7 +1213,7 @@ fn write_by_origin(
             spare.push(t);
         }
     }
-    Ok(tape.len() as u64)
+    Ok(())
 }
 
 /// The canonical column: the key, or its SURT.
