@@ -245,8 +245,8 @@ type Spare = std::sync::Arc<std::sync::Mutex<Vec<Vec<u8>>>>;
 impl Drop for Batch {
     fn drop(&mut self) {
         if let Some(spare) = &self.spare {
-            let mut data = std::mem::take(&mut self.data);
-            data.clear();
+            // Its length stays: the reader reads into it without zeroing.
+            let data = std::mem::take(&mut self.data);
             if let Ok(mut s) = spare.lock() {
                 // The reader is at most QUEUE batches ahead.
                 if s.len() <= QUEUE {
@@ -357,7 +357,7 @@ fn read_input(
             let mut reader = BatchReader::new(stream, batch_bytes, max_line);
             let spare = Spare::default();
             let read_err = |e: io::Error| Error::io(format!("cannot read {name}"), &e);
-            let mut first = reader.next_batch().map_err(read_err)?;
+            let first = reader.next_batch().map_err(read_err)?;
             let mut line = 0u64;
             let mut skip = 0;
             let cdx = match format {
@@ -377,22 +377,22 @@ fn read_input(
             }) {
                 return Ok(());
             }
-            loop {
-                let Some(data) = first.take() else {
-                    return Ok(());
-                };
-                let bytes = data.len() as u64;
-                let data = &data[std::mem::take(&mut skip)..];
-                let lines = count_lines(data);
-                let mut buf = spare
+            let mut more = first.is_some();
+            while more {
+                // The reader's buffer becomes the batch (no copy), and a
+                // spare one, returned by an earlier batch, its buffer.
+                let next = spare
                     .lock()
                     .ok()
                     .and_then(|mut s| s.pop())
                     .unwrap_or_default();
-                buf.extend_from_slice(data);
+                let mut data = reader.take_batch(next);
+                let bytes = data.len() as u64;
+                data.drain(..std::mem::take(&mut skip));
+                let lines = count_lines(&data);
                 let b = Batch {
                     file,
-                    data: buf,
+                    data,
                     spare: Some(spare.clone()),
                     first_line: line,
                     records: Vec::new(),
@@ -403,8 +403,9 @@ fn read_input(
                 if !send(Item::Batch(b)) {
                     return Ok(());
                 }
-                first = reader.next_batch().map_err(read_err)?;
+                more = reader.next_batch().map_err(read_err)?.is_some();
             }
+            Ok(())
         }
         Format::Records(rf) => {
             // The csv crate's line numbers skip blank lines; physical lines
@@ -874,6 +875,21 @@ impl<R: Read> BatchReader<R> {
         }
     }
 
+    /// The batch [`BatchReader::next_batch`] returned, as an owned buffer;
+    /// the reader goes on in `next` (whose length, if it was a batch's, is
+    /// kept as space already zeroed: no zeroing again).
+    pub fn take_batch(&mut self, mut next: Vec<u8>) -> Vec<u8> {
+        let tail = self.len - self.consumed;
+        if next.len() < tail {
+            next.resize(tail, 0);
+        }
+        next[..tail].copy_from_slice(&self.buf[self.consumed..self.len]);
+        let mut batch = std::mem::replace(&mut self.buf, next);
+        batch.truncate(self.consumed);
+        (self.len, self.consumed) = (tail, 0);
+        batch
+    }
+
     fn strip_first_bom(&mut self) -> bool {
         if std::mem::take(&mut self.first) && self.buf[..self.len].starts_with(BOM) {
             self.buf.copy_within(BOM.len()..self.len, 0);
@@ -946,13 +962,27 @@ mod tests {
         }
     }
 
+    /// The stream as batches, every other one taken as an owned buffer (as
+    /// `read_input` does) with the reader going on in a used buffer whose
+    /// old bytes are garbage.
     fn batches(data: &[u8], step: usize, target: usize, max: usize) -> Vec<u8> {
         let mut r = BatchReader::new(Trickle(data, step), target, max);
         let mut out = Vec::new();
+        let mut spare = vec![vec![b'Z'; 64], Vec::new(), vec![b'Z'; 3]];
+        let mut n = 0;
         while let Some(b) = r.next_batch().unwrap() {
             let complete = b.last() == Some(&b'\n');
-            out.extend_from_slice(b);
+            let len = b.len();
+            if n % 2 == 0 {
+                out.extend_from_slice(b);
+            } else {
+                let owned = r.take_batch(spare.pop().unwrap_or_default());
+                assert_eq!(owned.len(), len);
+                out.extend_from_slice(&owned);
+                spare.insert(0, owned);
+            }
             assert!(complete || r.eof);
+            n += 1;
         }
         out
     }
