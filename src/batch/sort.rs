@@ -58,7 +58,13 @@ where
     T: Send + Sync,
     F: for<'t> Fn(&'t T, usize) -> &'t [u8] + Sync,
 {
-    assert!(u32::try_from(items.len()).is_ok(), "at most 2^32 items");
+    if u32::try_from(items.len()).is_err() {
+        // More rows than a digit can number (only with hundreds of GB of
+        // memory): a comparison sort, in the same order.
+        let mut items = items;
+        items.par_sort_unstable_by(|a, b| by_fields(a, b, fields, &field));
+        return items;
+    }
     let mut digits: Vec<Digit> = (0..items.len() as u32)
         .into_par_iter()
         .map(|i| {
@@ -83,6 +89,17 @@ where
         .into_iter()
         .map(|i| slots[i as usize].take().expect("each item once"))
         .collect()
+}
+
+/// The order of [`sort_by_fields`], by comparing.
+fn by_fields<T, F>(a: &T, b: &T, fields: usize, field: &F) -> std::cmp::Ordering
+where
+    F: for<'t> Fn(&'t T, usize) -> &'t [u8],
+{
+    (0..fields)
+        .map(|f| field(a, f).cmp(field(b, f)))
+        .find(|o| o.is_ne())
+        .unwrap_or(std::cmp::Ordering::Equal)
 }
 
 /// Sort `run`, whose items agree on field `f` up to byte `at` (on the digit
@@ -149,6 +166,15 @@ fn next<'a, T, F>(
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// The fields of a pair.
+    fn pair(p: &(Vec<u8>, Vec<u8>), f: usize) -> &[u8] {
+        if f == 0 {
+            &p.0
+        } else {
+            &p.1
+        }
+    }
 
     fn sorted(v: &[Vec<u8>]) -> Vec<Vec<u8>> {
         sort_by_fields(v.to_vec(), 1, |s, _| s)
@@ -263,10 +289,15 @@ mod tests {
                 0..200,
             ),
         ) {
-            let got = sort_by_fields(v.clone(), 2, |(a, b), f| if f == 0 { a } else { b });
+            let field = pair;
+            let got = sort_by_fields(v.clone(), 2, field);
+            // The comparison of the fallback for more than 2^32 items.
+            let mut compared = v.clone();
+            compared.sort_by(|a, b| by_fields(a, b, 2, &field));
             let mut want = v;
             want.sort();
-            prop_assert_eq!(got, want);
+            prop_assert_eq!(&got, &want);
+            prop_assert_eq!(compared, want);
         }
     }
 }
