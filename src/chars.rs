@@ -87,7 +87,7 @@ const fn build() -> [u16; 256] {
 }
 
 /// The class of each byte; 0 for bytes ≥ 0x80 and for ASCII characters that
-/// no IRI component admits raw (controls, space, `"<>\^`{|}`, `%`, `[`, `]`).
+/// no IRI component admits raw (controls, space, ``"<>\^`{|}``, `%`, `[`, `]`).
 pub static TABLE: [u16; 256] = build();
 
 const fn allowed(mask: u16) -> [u8; 256] {

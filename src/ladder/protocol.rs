@@ -28,7 +28,7 @@
 //!
 //! A rule that rewrites the path or the host (`session`'s path parameter,
 //! `collapse-slashes`, `strip-index`, `strip-www`, and every learned rule)
-//! goes through one guard ([`guarded`]): its change is kept only when the
+//! goes through one guard (`guarded`): its change is kept only when the
 //! result re-parses into exactly the intended parts (same scheme, authority,
 //! host kind, path/query/fragment boundaries) with no dot segment left to
 //! remove; otherwise the rule does not apply to that reference (3987bis §10:
