@@ -199,6 +199,16 @@ fn spill_is_invisible_in_the_output() {
         (vec![s(&zst)], None),
         (vec![s(&plain), "--sort".into(), "canonical".into()], None),
         (vec![s(&plain), "--sort".into(), "surt".into()], None),
+        (
+            vec![
+                s(&plain),
+                "--sort".into(),
+                "surt".into(),
+                "--form".into(),
+                "surt".into(),
+            ],
+            None,
+        ),
         (vec![s(&plain), "--form".into(), "surt".into()], None),
         (vec![s(&plain), "--form".into(), "iri".into()], None),
         (vec![s(&plain), "--level".into(), "protocol".into()], None),

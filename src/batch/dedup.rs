@@ -960,10 +960,14 @@ impl Table {
                 let f = File::create(spill.sorted_path(p)).map_err(|e| spill.err(&e))?;
                 let mut w = BufWriter::with_capacity(1 << 16, f);
                 let mut n = 0;
-                for r in rows {
+                for (r, surt) in rows {
                     let k = part.key(r);
-                    let (a, b) = sort_key(order, r, k);
-                    let shown = shown(show_surt, k);
+                    let (a, b) = sort_key(order, r, k, surt);
+                    // In SURT order with SURTs shown, `a` is the SURT.
+                    let shown = match order {
+                        Order::Surt if show_surt => std::borrow::Cow::Borrowed(&a[..]),
+                        _ => shown(show_surt, k),
+                    };
                     n += write_sorted(&mut w, &a, &b, &shown, r, part.example(r))
                         .map_err(|e| spill.err(&e))?;
                 }
@@ -1225,8 +1229,9 @@ fn shown(surt: bool, key: &[u8]) -> std::borrow::Cow<'_, [u8]> {
     }
 }
 
-/// A partition's rows in output order.
-fn sort_rows(part: &Part, order: Order) -> Vec<&Row> {
+/// A partition's rows in output order, in SURT order with their SURTs
+/// (computed once, for the sort and then the sorted run).
+fn sort_rows(part: &Part, order: Order) -> Vec<(&Row, Option<Vec<u8>>)> {
     let mut rows: Vec<&Row> = part.rows.iter().collect();
     match order {
         Order::First => rows.sort_unstable_by_key(|r| r.origin()),
@@ -1236,22 +1241,22 @@ fn sort_rows(part: &Part, order: Order) -> Vec<&Row> {
                 .into_iter()
                 .map(|r| (crate::surt::surt_of_key(part.key(r)), r))
                 .collect();
-            rows = sort_by_fields(keyed, 2, |(surt, r), f| match f {
+            return sort_by_fields(keyed, 2, |(surt, r), f| match f {
                 0 => surt,
                 _ => part.key(r),
             })
             .into_iter()
-            .map(|(_, r)| r)
+            .map(|(surt, r)| (r, Some(surt)))
             .collect();
         }
     }
-    rows
+    rows.into_iter().map(|r| (r, None)).collect()
 }
 
 /// The order of a row as two byte strings compared in turn: the same total
 /// order as [`Table::write_in_memory`] (an origin as 16 big-endian bytes
-/// compares as the tuple does).
-fn sort_key(order: Order, r: &Row, key: &[u8]) -> (Vec<u8>, Vec<u8>) {
+/// compares as the tuple does). `surt`: the key's SURT, if already known.
+fn sort_key(order: Order, r: &Row, key: &[u8], surt: Option<Vec<u8>>) -> (Vec<u8>, Vec<u8>) {
     match order {
         Order::First => {
             let mut a = Vec::with_capacity(16);
@@ -1261,7 +1266,10 @@ fn sort_key(order: Order, r: &Row, key: &[u8]) -> (Vec<u8>, Vec<u8>) {
             (a, Vec::new())
         }
         Order::Key => (key.to_vec(), Vec::new()),
-        Order::Surt => (crate::surt::surt_of_key(key), key.to_vec()),
+        Order::Surt => (
+            surt.unwrap_or_else(|| crate::surt::surt_of_key(key)),
+            key.to_vec(),
+        ),
     }
 }
 
