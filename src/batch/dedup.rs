@@ -963,11 +963,8 @@ impl Table {
                 for (r, surt) in rows {
                     let k = part.key(r);
                     let (a, b) = sort_key(order, r, k, surt);
-                    // In SURT order with SURTs shown, `a` is the SURT.
-                    let shown = match order {
-                        Order::Surt if show_surt => std::borrow::Cow::Borrowed(&a[..]),
-                        _ => shown(show_surt, k),
-                    };
+                    // In SURT order, `a` is the SURT.
+                    let shown = shown(show_surt, k, (order == Order::Surt).then_some(&a[..]));
                     n += write_sorted(&mut w, &a, &b, &shown, r, part.example(r))
                         .map_err(|e| spill.err(&e))?;
                 }
@@ -1030,39 +1027,41 @@ impl Table {
         names: &[Vec<u8>],
         out: &mut (dyn FnMut(&[u8]) -> Result<(), Error> + Send),
     ) -> Result<u64, Error> {
-        let format = |t: &mut Vec<u8>, p: &Part, r: &Row| {
-            let k = p.key(r);
-            let shown = shown(self.show_surt, k);
+        // `surt`: the key's SURT, where the sort computed it.
+        let format = |t: &mut Vec<u8>, p: &Part, r: &Row, surt: Option<&[u8]>| {
+            let shown = shown(self.show_surt, p.key(r), surt);
             let file = &names[r.file as usize];
             format_row(t, &shown, r.count, file, r.line, p.example(r));
         };
         if let Some(tape) = &self.tape {
+            let format = |t: &mut Vec<u8>, p: &Part, r: &Row| format(t, p, r, None);
             return write_by_origin(&self.parts, tape, PIECE, format, out);
         }
-        let mut all: Vec<(&Part, &Row)> = self
+        let mut all: Vec<Sorted> = self
             .parts
             .iter()
-            .flat_map(|p| p.rows.iter().map(move |r| (p, r)))
+            .flat_map(|p| p.rows.iter().map(move |r| (p, r, None)))
             .collect();
+        let surts: Vec<(Vec<u8>, Vec<usize>)>;
         if self.order == Order::Key {
-            all = sort_by_fields(all, 1, |(p, r), _| p.key(r));
+            all = sort_by_fields(all, 1, |(p, r, _), _| p.key(r));
         } else {
             // The SURTs in one buffer per block of rows, not one `Vec`
             // each: freeing 10^6 small strings in sorted order cost more
             // than computing them (BENCHMARKS.md §17).
             const SURTS: usize = 1 << 14;
-            let surts: Vec<(Vec<u8>, Vec<usize>)> = all
+            surts = all
                 .par_chunks(SURTS)
                 .map(|rows| {
                     let (mut buf, mut ends) = (Vec::new(), Vec::with_capacity(rows.len()));
-                    for &(p, r) in rows {
+                    for &(p, r, _) in rows {
                         buf.extend_from_slice(&crate::surt::surt_of_key(p.key(r)));
                         ends.push(buf.len());
                     }
                     (buf, ends)
                 })
                 .collect();
-            let keyed: Vec<(&[u8], (&Part, &Row))> = surts
+            let keyed: Vec<Sorted> = surts
                 .iter()
                 .zip(all.chunks(SURTS))
                 .flat_map(|((buf, ends), rows)| {
@@ -1070,28 +1069,27 @@ impl Table {
                     starts
                         .zip(ends)
                         .zip(rows)
-                        .map(|((start, &end), &row)| (&buf[start..end], row))
+                        .map(|((start, &end), &(p, r, _))| (p, r, Some(&buf[start..end])))
                 })
                 .collect();
-            let keyed = sort_by_fields(keyed, 2, |(surt, (p, r)), f| match f {
-                0 => surt,
+            all = sort_by_fields(keyed, 2, |(p, r, surt), f| match f {
+                0 => surt.unwrap_or_default(),
                 _ => p.key(r),
             });
-            all = keyed.into_iter().map(|(_, x)| x).collect();
         }
-        let pieces: Vec<&[(&Part, &Row)]> = all.chunks(PIECE).collect();
+        let pieces: Vec<&[Sorted]> = all.chunks(PIECE).collect();
         write_pieces(&pieces, out, |rows, text| {
             text.reserve(rows.len() * 128);
-            for (i, &(p, r)) in rows.iter().enumerate() {
+            for (i, &(p, r, surt)) in rows.iter().enumerate() {
                 // Sorted, the rows and keys are all over memory: ask ahead,
                 // as `write_by_origin` does.
-                if let Some(&(_, r)) = rows.get(i + AHEAD_ROW) {
+                if let Some(&(_, r, _)) = rows.get(i + AHEAD_ROW) {
                     prefetch(r);
                 }
-                if let Some(&(p, r)) = rows.get(i + AHEAD_KEY) {
+                if let Some(&(p, r, _)) = rows.get(i + AHEAD_KEY) {
                     prefetch(p.key(r).as_ptr());
                 }
-                format(text, p, r);
+                format(text, p, r, surt);
             }
         })?;
         Ok(all.len() as u64)
@@ -1220,12 +1218,17 @@ fn write_pieces<P: Sync>(
     Ok(())
 }
 
-/// The canonical column: the key, or its SURT.
-fn shown(surt: bool, key: &[u8]) -> std::borrow::Cow<'_, [u8]> {
-    if surt {
-        std::borrow::Cow::Owned(crate::surt::surt_of_key(key))
-    } else {
-        std::borrow::Cow::Borrowed(key)
+/// A row of the sorted output, with its key's SURT where the sort computed
+/// it.
+type Sorted<'a> = (&'a Part, &'a Row, Option<&'a [u8]>);
+
+/// The canonical column: the key, or its SURT (`known`, if computed already).
+fn shown<'a>(surt: bool, key: &'a [u8], known: Option<&'a [u8]>) -> std::borrow::Cow<'a, [u8]> {
+    use std::borrow::Cow;
+    match (surt, known) {
+        (false, _) => Cow::Borrowed(key),
+        (true, Some(s)) => Cow::Borrowed(s),
+        (true, None) => Cow::Owned(crate::surt::surt_of_key(key)),
     }
 }
 
