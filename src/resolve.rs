@@ -170,6 +170,19 @@ pub fn remove_dot_segments_into(path: &str, out: &mut String) {
         out.push_str(path);
         return;
     }
+    if path.starts_with('/') {
+        out.push_str(path);
+        remove_dot_segments_in_place(out, floor);
+    } else {
+        rfc_steps(path, out);
+    }
+}
+
+/// The steps of RFC 3986 §5.2.4 as written, appending to `out` (for a path
+/// that does not start with '/', such as a relative reference's
+/// `mid/content=5/../6`).
+fn rfc_steps(path: &str, out: &mut String) {
+    let floor = out.len();
     let mut input = path;
     while !input.is_empty() {
         // A: remove a prefix "../" or "./"
@@ -210,6 +223,50 @@ pub fn remove_dot_segments_into(path: &str, out: &mut String) {
             input = &input[end..];
         }
     }
+}
+
+/// [`remove_dot_segments`] of `out[floor..]`, a path that starts with '/',
+/// in place (no second buffer): segment by segment, which for such a path
+/// is what the steps of RFC 3986 §5.2.4 come to — a `.` segment is dropped,
+/// a `..` segment drops the output's last segment (never below `floor`),
+/// any other segment is kept with its '/', and a final `.` or `..` leaves
+/// the output ending in '/'. The output never gets ahead of the input.
+pub(crate) fn remove_dot_segments_in_place(out: &mut String, floor: usize) {
+    debug_assert!(out[floor..].starts_with('/'));
+    // SAFETY: only whole segments, which lie between '/' bytes (ASCII), are
+    // moved or dropped, and only '/' is written: the bytes stay UTF-8.
+    let b = unsafe { out.as_mut_vec() };
+    let end = b.len();
+    let (mut r, mut w) = (floor, floor);
+    while r < end {
+        // b[r] is a '/', its segment is b[r + 1..e].
+        let e = b[r + 1..end]
+            .iter()
+            .position(|&c| c == b'/')
+            .map_or(end, |i| r + 1 + i);
+        let last = e == end;
+        match &b[r + 1..e] {
+            b"." => {}
+            b".." => {
+                w = b[floor..w]
+                    .iter()
+                    .rposition(|&c| c == b'/')
+                    .map_or(floor, |i| floor + i);
+            }
+            _ => {
+                b.copy_within(r..e, w);
+                w += e - r;
+                r = e;
+                continue;
+            }
+        }
+        if last {
+            b[w] = b'/';
+            w += 1;
+        }
+        r = e;
+    }
+    b.truncate(w);
 }
 
 #[cfg(test)]
@@ -322,6 +379,47 @@ mod tests {
         #[test]
         fn dot_segments_agree_with_splitting(p in "[./a]{0,48}") {
             proptest::prop_assert_eq!(has_dot_segments(&p), dot_segments_oracle(&p));
+        }
+
+        /// The in-place removal of an absolute path's dot segments is the
+        /// RFC's steps, also after what the output held before (`floor`).
+        #[test]
+        fn in_place_removal_is_the_rfc_steps(
+            head in "[a/é]{0,4}",
+            p in "/[./aé]{0,40}",
+        ) {
+            let mut want = head.clone();
+            rfc_steps(&p, &mut want);
+            let mut got = head.clone() + &p;
+            remove_dot_segments_in_place(&mut got, head.len());
+            proptest::prop_assert_eq!(&got, &want);
+            let mut into = head.clone();
+            remove_dot_segments_into(&p, &mut into);
+            proptest::prop_assert_eq!(&into, &want);
+        }
+    }
+
+    #[test]
+    fn in_place_removal_of_the_rfc_examples() {
+        // RFC 3986 §5.2.4 and §5.4's absolute paths, and the edges of the
+        // segment loop: a final "." or "..", empty segments, ".." at the root.
+        for (path, want) in [
+            ("/a/b/c/./../../g", "/a/g"),
+            ("/b/c/../..", "/"),
+            ("/b/c/..", "/b/"),
+            ("/b/c/.", "/b/c/"),
+            ("/b/c/./", "/b/c/"),
+            ("/..", "/"),
+            ("/.", "/"),
+            ("/../g", "/g"),
+            ("/a//../b", "/a/b"),
+            ("/a//..", "/a/"),
+            ("/a/.../b", "/a/.../b"),
+            ("/a/.b/..c/", "/a/.b/..c/"),
+        ] {
+            let mut out = format!("x{path}");
+            remove_dot_segments_in_place(&mut out, 1);
+            assert_eq!(out, format!("x{want}"), "{path}");
         }
     }
 

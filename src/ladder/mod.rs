@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::iri::{flags, parse, HostKind, IriRef};
-use crate::resolve::{has_dot_segments, remove_dot_segments, remove_dot_segments_into, resolve};
+use crate::resolve::{has_dot_segments, remove_dot_segments, resolve};
 use syntax::{lower, norm_pct, norm_reg_name, Out};
 
 /// A rung of the comparison ladder (3987bis §5.3). Ordered: each rung
@@ -393,7 +393,7 @@ fn canonical_rewrite<'a>(r: &IriRef<'a>, level: Level, nfc: bool) -> Result<Cow<
         }
         let path = out.tail(mark);
         if path.starts_with('/') && has_dot_segments(path) {
-            out.rewrite_tail(mark, remove_dot_segments_into);
+            out.remove_dot_segments(mark);
         } else if raw_path.is_empty() && rules.is_some_and(|r| r.empty_path_is_slash) {
             out.emit(pe, "/");
         }

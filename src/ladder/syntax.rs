@@ -110,6 +110,12 @@ impl<'a> Out<'a> {
         self.pos = pos;
     }
 
+    /// Remove the dot segments of the output from `mark` on, a path that
+    /// starts with '/' (RFC 3986 §5.2.4), in place: no copy of the tail.
+    pub(crate) fn remove_dot_segments(&mut self, mark: usize) {
+        crate::resolve::remove_dot_segments_in_place(self.materialize(), mark);
+    }
+
     /// Replace `src[pos..end]` with its percent-encoding normalization
     /// ([`norm_pct`]), written straight into the output; nothing is copied
     /// when it is already normal.
