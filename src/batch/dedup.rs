@@ -693,21 +693,20 @@ impl Part {
     }
 
     /// Ask for the row that a later [`Part::add`] of `hash` will most
-    /// likely compare (after [`Slots::prefetch`] of its slot).
+    /// likely compare (after [`Slots::prefetch`] of its slot); that row.
     #[inline]
-    fn prefetch_row(&self, hash: u64) {
-        if let Some(i) = self.table.peek(hash) {
-            prefetch(&self.rows[i as usize]);
-        }
+    fn prefetch_row(&self, hash: u64) -> Option<u32> {
+        let i = self.table.peek(hash)?;
+        prefetch(&self.rows[i as usize]);
+        Some(i)
     }
 
-    /// Ask for the key bytes of that row (after [`Part::prefetch_row`]).
+    /// Ask for the key bytes of `row` (that [`Part::prefetch_row`] named;
+    /// rows are only appended, so it is still a row).
     #[inline]
-    fn prefetch_key(&self, hash: u64) {
-        if let Some(i) = self.table.peek(hash) {
-            let r = &self.rows[i as usize];
-            prefetch(self.arena.blocks[r.block as usize][r.off as usize..].as_ptr());
-        }
+    fn prefetch_key(&self, row: u32) {
+        let r = &self.rows[row as usize];
+        prefetch(self.arena.blocks[r.block as usize][r.off as usize..].as_ptr());
     }
 }
 
@@ -784,6 +783,10 @@ impl Table {
             for c in chunks {
                 let data = &batch.data[c.range.clone()];
                 let ids = &c.by_part[c.part_start[p] as usize..c.part_start[p + 1] as usize];
+                // The row that entry n + 1's probe will likely meet, found
+                // by the row stage of the step before (the table is probed
+                // once ahead, not twice).
+                let mut met: [Option<u32>; 2] = [None; 2];
                 for (n, &i) in ids.iter().enumerate() {
                     // The entries of a partition are scattered over the
                     // chunk, their keys over the batch, and the rows they
@@ -799,11 +802,11 @@ impl Table {
                         prefetch(f.key.get(data, &c.arena).as_ptr());
                         part.table.prefetch(f.hash);
                     }
-                    if let Some(&j) = ids.get(n + 2) {
-                        part.prefetch_row(c.entries[j as usize].hash);
-                    }
-                    if let Some(&j) = ids.get(n + 1) {
-                        part.prefetch_key(c.entries[j as usize].hash);
+                    met[n & 1] = ids
+                        .get(n + 2)
+                        .and_then(|&j| part.prefetch_row(c.entries[j as usize].hash));
+                    if let Some(row) = met[(n + 1) & 1] {
+                        part.prefetch_key(row);
                     }
                     let e = &c.entries[i as usize];
                     let new = part.add(
