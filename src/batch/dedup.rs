@@ -202,6 +202,7 @@ pub fn run(
     let names: Vec<String> = inputs.iter().map(|o| o.name.clone()).collect();
     let hasher = foldhash::fast::FixedState::with_seed(0x1f2e_3d4c_5b6a_7988);
     let mut table = Table::new(cfg);
+    let spares = Spares::default();
     let mut stats = Stats::default();
     let mut layout: Option<Layout> = None;
     let mut cdx: Option<CdxLayout> = None;
@@ -223,7 +224,15 @@ pub fn run(
                 Item::Batch(b) => b,
             };
             let chunks = cfg.on_pool(|| {
-                let chunks = key_batch(&batch, layout.as_ref(), cdx.as_ref(), key, cfg, &hasher);
+                let chunks = key_batch(
+                    &batch,
+                    layout.as_ref(),
+                    cdx.as_ref(),
+                    key,
+                    cfg,
+                    &hasher,
+                    &spares,
+                );
                 table.merge(&batch, &chunks);
                 chunks
             });
@@ -236,6 +245,7 @@ pub fn run(
                     obs.reject(r)?;
                 }
             }
+            spares.keep(chunks);
             if layout.is_some() {
                 // Records: the chunks count records, the batch its bytes.
                 stats.bytes += batch.bytes;
@@ -302,15 +312,66 @@ struct Chunk {
     rejects: Vec<Reject>,
 }
 
+/// The buffers of a chunk, kept once its batch is merged for a chunk of a
+/// later batch: the keys of a batch are then written into memory already
+/// touched — no fresh pages, no regrowth (BENCHMARKS.md §18).
+#[derive(Default)]
+struct ChunkBufs {
+    entries: Vec<Entry>,
+    arena: Vec<u8>,
+    by_part: Vec<u32>,
+    fresh: Vec<AtomicU8>,
+}
+
+/// Buffers of merged chunks, at most one batch's worth.
+#[derive(Default)]
+struct Spares(std::sync::Mutex<Vec<ChunkBufs>>);
+
+impl Spares {
+    /// Emptied buffers, of an earlier chunk if there is one.
+    fn take(&self) -> ChunkBufs {
+        let spare = self.0.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let mut b = spare.unwrap_or_default();
+        b.entries.clear();
+        b.arena.clear();
+        b
+    }
+
+    fn keep(&self, chunks: Vec<Chunk>) {
+        let mut spare = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        spare.extend(chunks.into_iter().map(|c| ChunkBufs {
+            entries: c.entries,
+            arena: c.arena,
+            by_part: c.by_part,
+            fresh: c.fresh,
+        }));
+    }
+}
+
 /// Builds one chunk's entries.
 struct ChunkBuilder<'a> {
     data: &'a [u8],
     entries: Vec<Entry>,
     arena: Vec<u8>,
+    /// For [`ChunkBuilder::finish`] (reused buffers).
+    by_part: Vec<u32>,
+    fresh: Vec<AtomicU8>,
     hasher: &'a foldhash::fast::FixedState,
 }
 
 impl<'a> ChunkBuilder<'a> {
+    /// A builder for the units of `data` (empty for records), in `bufs`.
+    fn new(data: &'a [u8], bufs: ChunkBufs, hasher: &'a foldhash::fast::FixedState) -> Self {
+        ChunkBuilder {
+            data,
+            entries: bufs.entries,
+            arena: bufs.arena,
+            by_part: bufs.by_part,
+            fresh: bufs.fresh,
+            hasher,
+        }
+    }
+
     /// `bytes` into the arena (`None` if the arena would overflow).
     fn stash(&mut self, bytes: &[u8]) -> Option<Span> {
         let off = u32::try_from(self.arena.len()).ok()?;
@@ -405,21 +466,24 @@ impl<'a> ChunkBuilder<'a> {
             part_start[p + 1] += part_start[p];
         }
         let mut fill = part_start.clone();
-        let mut by_part = vec![0u32; entries.len()];
+        let mut by_part = self.by_part;
+        by_part.clear();
+        by_part.resize(entries.len(), 0);
         for (i, e) in entries.iter().enumerate() {
             let p = part_of(e.hash);
             by_part[fill[p] as usize] = i as u32;
             fill[p] += 1;
         }
+        let mut fresh = self.fresh;
+        fresh.clear();
+        if order == Order::First {
+            fresh.resize_with(entries.len(), || AtomicU8::new(0));
+        }
         Chunk {
             file,
             range,
             arena: self.arena,
-            fresh: if order == Order::First {
-                entries.iter().map(|_| AtomicU8::new(0)).collect()
-            } else {
-                Vec::new()
-            },
+            fresh,
             entries,
             by_part,
             part_start,
@@ -437,6 +501,7 @@ fn key_batch(
     key: &KeyFn<'_>,
     cfg: &Config,
     hasher: &foldhash::fast::FixedState,
+    spares: &Spares,
 ) -> Vec<Chunk> {
     let file = batch.file as u32;
     if let Some(layout) = layout {
@@ -445,12 +510,7 @@ fn key_batch(
         return pieces
             .par_iter()
             .map(|recs| {
-                let mut b = ChunkBuilder {
-                    data: &[],
-                    entries: Vec::new(),
-                    arena: Vec::new(),
-                    hasher,
-                };
+                let mut b = ChunkBuilder::new(&[], spares.take(), hasher);
                 let mut stats = Stats::default();
                 let mut rejects = Vec::new();
                 for r in *recs {
@@ -489,14 +549,10 @@ fn key_batch(
         .into_par_iter()
         .map(|(range, first_line)| {
             let bytes = &data[range.clone()];
-            let mut b = ChunkBuilder {
-                data: bytes,
-                // About one entry per line: no regrowth (and copy) of the
-                // entries for lines of 40 bytes and more.
-                entries: Vec::with_capacity(bytes.len() / 40 + 16),
-                arena: Vec::new(),
-                hasher,
-            };
+            let mut b = ChunkBuilder::new(bytes, spares.take(), hasher);
+            // About one entry per line: no regrowth (and copy) of the
+            // entries for lines of 40 bytes and more.
+            b.entries.reserve(bytes.len() / 40 + 16);
             let mut stats = Stats {
                 bytes: bytes.len() as u64,
                 ..Stats::default()
