@@ -30,7 +30,7 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use std::fs::File;
-use std::hash::BuildHasher;
+use std::hash::{BuildHasher, Hasher};
 use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
@@ -409,7 +409,13 @@ impl<'a> ChunkBuilder<'a> {
         line: u64,
         item: u32,
     ) -> bool {
-        let hash = self.hasher.hash_one(key);
+        // The bytes alone (`hash_one` of a slice would hash its length
+        // first: one more round for nothing, every key being whole).
+        let hash = {
+            let mut h = self.hasher.build_hasher();
+            h.write(key);
+            h.finish()
+        };
         let Some(k) = self.span(key) else {
             return false;
         };
