@@ -254,6 +254,8 @@ pub fn run(
             Ok(())
         },
     )?;
+    // The output's buffers take this memory instead of fresh pages.
+    drop(spares);
     let mut summary = cfg.on_pool(|| table.finish(&names, out))?;
     summary.stats = stats;
     Ok(summary)
