@@ -232,7 +232,13 @@ fn rfc_steps(path: &str, out: &mut String) {
 /// any other segment is kept with its '/', and a final `.` or `..` leaves
 /// the output ending in '/'. The output never gets ahead of the input.
 pub(crate) fn remove_dot_segments_in_place(out: &mut String, floor: usize) {
-    debug_assert!(out[floor..].starts_with('/'));
+    // A real check, not a debug one: the argument below needs the path to
+    // start with '/' (else its first byte, perhaps part of a character,
+    // would be taken for one).
+    assert!(
+        out.as_bytes().get(floor) == Some(&b'/'),
+        "not an absolute path"
+    );
     // SAFETY: only whole segments, which lie between '/' bytes (ASCII), are
     // moved or dropped, and only '/' is written: the bytes stay UTF-8.
     let b = unsafe { out.as_mut_vec() };

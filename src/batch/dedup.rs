@@ -325,7 +325,8 @@ struct ChunkBufs {
     fresh: Vec<AtomicU8>,
 }
 
-/// Buffers of merged chunks, at most one batch's worth.
+/// Buffers of merged chunks: as many as a batch has had chunks, each as
+/// large as the most it held; dropped before the output is written.
 #[derive(Default)]
 struct Spares(std::sync::Mutex<Vec<ChunkBufs>>);
 
