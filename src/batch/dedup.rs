@@ -201,7 +201,7 @@ pub fn run(
 ) -> Result<Summary, Error> {
     let names: Vec<String> = inputs.iter().map(|o| o.name.clone()).collect();
     let hasher = foldhash::fast::FixedState::with_seed(0x1f2e_3d4c_5b6a_7988);
-    let mut table = Table::new(cfg);
+    let mut table = Table::new(cfg, hasher.clone());
     let spares = Spares::default();
     let mut stats = Stats::default();
     let mut layout: Option<Layout> = None;
@@ -412,13 +412,7 @@ impl<'a> ChunkBuilder<'a> {
         line: u64,
         item: u32,
     ) -> bool {
-        // The bytes alone (`hash_one` of a slice would hash its length
-        // first: one more round for nothing, every key being whole).
-        let hash = {
-            let mut h = self.hasher.build_hasher();
-            h.write(key);
-            h.finish()
-        };
+        let hash = key_hash(self.hasher, key);
         let Some(k) = self.span(key) else {
             return false;
         };
@@ -606,10 +600,20 @@ fn key_batch(
         .collect()
 }
 
-/// A distinct key in a partition.
+/// A key's hash, from its bytes alone (`hash_one` of a slice would hash its
+/// length first: one more round for nothing, every key being whole).
+#[inline]
+fn key_hash(hasher: &foldhash::fast::FixedState, key: &[u8]) -> u64 {
+    let mut h = hasher.build_hasher();
+    h.write(key);
+    h.finish()
+}
+
+/// A distinct key in a partition. Its hash is not kept (40 bytes, not 48):
+/// the table's slots hold 32 bits of it, which is all a probe needs before
+/// it compares the key, and a spill computes it again.
 #[derive(Clone, Copy)]
 struct Row {
-    hash: u64,
     /// Where the key is in the partition's arena ([`Arena`]); the example
     /// follows it.
     block: u32,
@@ -723,7 +727,7 @@ impl Part {
         let (rows, arena) = (&self.rows, &self.arena);
         let found = self.table.find(hash, |i| {
             let r = &rows[i as usize];
-            r.hash == hash && arena.get(r.block, r.off, r.key_len as usize) == key
+            arena.get(r.block, r.off, r.key_len as usize) == key
         });
         let at = match found {
             Ok(i) => {
@@ -743,7 +747,6 @@ impl Part {
         let (block, off, ex_len) = self.arena.push(key, example);
         let idx = self.rows.len() as u32;
         self.rows.push(Row {
-            hash,
             block,
             off,
             key_len: key.len() as u32,
@@ -778,6 +781,8 @@ impl Part {
 /// The partitions, and their spill files once the budget is exceeded.
 struct Table {
     parts: Vec<Part>,
+    /// The keys' hash function (a spill computes the rows' hashes again).
+    hasher: foldhash::fast::FixedState,
     /// The partition of each row in first-occurrence order, while every
     /// row is in memory and the output is in that order: the rows of a
     /// partition are appended in that order, so this is the output order
@@ -828,8 +833,9 @@ impl SpillDir {
 }
 
 impl Table {
-    fn new(cfg: &Config) -> Self {
+    fn new(cfg: &Config, hasher: foldhash::fast::FixedState) -> Self {
         Table {
+            hasher,
             parts: (0..PARTS).map(|_| Part::default()).collect(),
             tape: (cfg.order == Order::First).then(Vec::new),
             memory: cfg.memory,
@@ -930,6 +936,7 @@ impl Table {
         // Rows leave memory: the sorted runs give the order from now on.
         self.tape = None;
         let spill_ref = &*spill;
+        let hasher = &self.hasher;
         let written: Vec<Result<[u64; SPLIT], Error>> = self
             .parts
             .par_iter_mut()
@@ -953,8 +960,10 @@ impl Table {
                     writers.push(BufWriter::with_capacity(1 << 16, f));
                 }
                 for r in &part.rows {
-                    let sub = split_of(r.hash);
-                    n[sub] += write_spilled(&mut writers[sub], r, part.key(r), part.example(r))
+                    let key = part.key(r);
+                    let hash = key_hash(hasher, key);
+                    let sub = split_of(hash);
+                    n[sub] += write_spilled(&mut writers[sub], hash, r, key, part.example(r))
                         .map_err(|e| spill_ref.err(&e))?;
                 }
                 for w in &mut writers {
@@ -1017,10 +1026,10 @@ impl Table {
                     let mut r = BufReader::with_capacity(1 << 16, f);
                     let mut key = Vec::new();
                     let mut ex = Vec::new();
-                    while let Some(row) =
+                    while let Some((hash, row)) =
                         read_spilled(&mut r, &mut key, &mut ex).map_err(|e| spill.err(&e))?
                     {
-                        part.add(row.hash, &key, &ex, row.origin(), row.count);
+                        part.add(hash, &key, &ex, row.origin(), row.count);
                     }
                 }
                 std::fs::remove_file(&path).map_err(|e| spill.err(&e))?;
@@ -1386,14 +1395,14 @@ fn get_bytes(r: &mut impl Read, into: &mut Vec<u8>) -> io::Result<()> {
 }
 
 /// A row of a partition run: hash, count, origin, key, example.
-fn write_spilled(w: &mut impl Write, r: &Row, key: &[u8], example: &[u8]) -> io::Result<u64> {
-    for v in [
-        r.hash,
-        r.count,
-        u64::from(r.file),
-        r.line,
-        u64::from(r.item),
-    ] {
+fn write_spilled(
+    w: &mut impl Write,
+    hash: u64,
+    r: &Row,
+    key: &[u8],
+    example: &[u8],
+) -> io::Result<u64> {
+    for v in [hash, r.count, u64::from(r.file), r.line, u64::from(r.item)] {
         w.write_all(&v.to_le_bytes())?;
     }
     put_bytes(w, key)?;
@@ -1401,7 +1410,11 @@ fn write_spilled(w: &mut impl Write, r: &Row, key: &[u8], example: &[u8]) -> io:
     Ok(40 + 16 + (key.len() + example.len()) as u64)
 }
 
-fn read_spilled(r: &mut impl Read, key: &mut Vec<u8>, ex: &mut Vec<u8>) -> io::Result<Option<Row>> {
+fn read_spilled(
+    r: &mut impl Read,
+    key: &mut Vec<u8>,
+    ex: &mut Vec<u8>,
+) -> io::Result<Option<(u64, Row)>> {
     let Some(hash) = get_u64(r)? else {
         return Ok(None);
     };
@@ -1411,8 +1424,7 @@ fn read_spilled(r: &mut impl Read, key: &mut Vec<u8>, ex: &mut Vec<u8>) -> io::R
     let item = need_u64(r)? as u32;
     get_bytes(r, key)?;
     get_bytes(r, ex)?;
-    Ok(Some(Row {
-        hash,
+    let row = Row {
         block: 0,
         off: 0,
         key_len: key.len() as u32,
@@ -1421,7 +1433,8 @@ fn read_spilled(r: &mut impl Read, key: &mut Vec<u8>, ex: &mut Vec<u8>) -> io::R
         item,
         line,
         count,
-    }))
+    };
+    Ok(Some((hash, row)))
 }
 
 /// A row of a sorted run.
