@@ -11,9 +11,9 @@
 //! 2. The partitions are merged in parallel, each by one task that walks the
 //!    batch's chunks *in order*: the first row inserted for a key is its
 //!    first occurrence, without locks and whatever the scheduling. A row
-//!    holds its hash, count, origin (input, line, item of a
-//!    `--split-spaces` line) and its key and example in the partition's
-//!    arena, so the batch can be dropped.
+//!    holds its count, origin (input, line, item of a `--split-spaces`
+//!    line) and its key and example in the partition's arena, so the batch
+//!    can be dropped; the table's slot holds 32 bits of its hash.
 //! 3. When the partitions would hold more than [`Config::memory`] bytes,
 //!    each partition's rows are appended to its own files in a temporary
 //!    directory and the tables start empty again.
