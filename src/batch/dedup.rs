@@ -200,8 +200,7 @@ pub fn run(
     out: &mut (dyn FnMut(&[u8]) -> Result<(), Error> + Send),
 ) -> Result<Summary, Error> {
     let names: Vec<String> = inputs.iter().map(|o| o.name.clone()).collect();
-    let hasher = foldhash::fast::FixedState::with_seed(0x1f2e_3d4c_5b6a_7988);
-    let mut table = Table::new(cfg, hasher.clone());
+    let mut table = Table::new(cfg);
     let spares = Spares::default();
     let mut stats = Stats::default();
     let mut layout: Option<Layout> = None;
@@ -230,7 +229,7 @@ pub fn run(
                     cdx.as_ref(),
                     key,
                     cfg,
-                    &hasher,
+                    &table.hasher,
                     &spares,
                 );
                 table.merge(&batch, &chunks);
@@ -337,6 +336,8 @@ impl Spares {
         let mut b = spare.unwrap_or_default();
         b.entries.clear();
         b.arena.clear();
+        b.by_part.clear();
+        b.fresh.clear();
         b
     }
 
@@ -351,38 +352,22 @@ impl Spares {
     }
 }
 
-/// Builds one chunk's entries.
+/// Builds one chunk's entries, in emptied buffers ([`Spares::take`]).
 struct ChunkBuilder<'a> {
     data: &'a [u8],
-    entries: Vec<Entry>,
-    arena: Vec<u8>,
-    /// For [`ChunkBuilder::finish`] (reused buffers).
-    by_part: Vec<u32>,
-    fresh: Vec<AtomicU8>,
+    bufs: ChunkBufs,
     hasher: &'a foldhash::fast::FixedState,
 }
 
 impl<'a> ChunkBuilder<'a> {
-    /// A builder for the units of `data` (empty for records), in `bufs`.
-    fn new(data: &'a [u8], bufs: ChunkBufs, hasher: &'a foldhash::fast::FixedState) -> Self {
-        ChunkBuilder {
-            data,
-            entries: bufs.entries,
-            arena: bufs.arena,
-            by_part: bufs.by_part,
-            fresh: bufs.fresh,
-            hasher,
-        }
-    }
-
     /// `bytes` into the arena (`None` if the arena would overflow).
     fn stash(&mut self, bytes: &[u8]) -> Option<Span> {
-        let off = u32::try_from(self.arena.len()).ok()?;
+        let off = u32::try_from(self.bufs.arena.len()).ok()?;
         let len = u32::try_from(bytes.len()).ok()?;
         if len >= ARENA || off.checked_add(len)? >= ARENA {
             return None;
         }
-        self.arena.extend_from_slice(bytes);
+        self.bufs.arena.extend_from_slice(bytes);
         Some(Span {
             off,
             len: len | ARENA,
@@ -426,7 +411,7 @@ impl<'a> ChunkBuilder<'a> {
                 None => return false,
             },
         };
-        self.entries.push(Entry {
+        self.bufs.entries.push(Entry {
             hash,
             key: k,
             example: ex,
@@ -459,7 +444,12 @@ impl<'a> ChunkBuilder<'a> {
         stats: Stats,
         rejects: Vec<Reject>,
     ) -> Chunk {
-        let entries = self.entries;
+        let ChunkBufs {
+            entries,
+            arena,
+            mut by_part,
+            mut fresh,
+        } = self.bufs;
         // Group entry indices by partition (counting sort).
         let mut part_start = vec![0u32; PARTS + 1];
         for e in &entries {
@@ -469,23 +459,19 @@ impl<'a> ChunkBuilder<'a> {
             part_start[p + 1] += part_start[p];
         }
         let mut fill = part_start.clone();
-        let mut by_part = self.by_part;
-        by_part.clear();
         by_part.resize(entries.len(), 0);
         for (i, e) in entries.iter().enumerate() {
             let p = part_of(e.hash);
             by_part[fill[p] as usize] = i as u32;
             fill[p] += 1;
         }
-        let mut fresh = self.fresh;
-        fresh.clear();
         if order == Order::First {
             fresh.resize_with(entries.len(), || AtomicU8::new(0));
         }
         Chunk {
             file,
             range,
-            arena: self.arena,
+            arena,
             fresh,
             entries,
             by_part,
@@ -513,7 +499,11 @@ fn key_batch(
         return pieces
             .par_iter()
             .map(|recs| {
-                let mut b = ChunkBuilder::new(&[], spares.take(), hasher);
+                let mut b = ChunkBuilder {
+                    data: &[],
+                    bufs: spares.take(),
+                    hasher,
+                };
                 let mut stats = Stats::default();
                 let mut rejects = Vec::new();
                 for r in *recs {
@@ -552,10 +542,14 @@ fn key_batch(
         .into_par_iter()
         .map(|(range, first_line)| {
             let bytes = &data[range.clone()];
-            let mut b = ChunkBuilder::new(bytes, spares.take(), hasher);
+            let mut b = ChunkBuilder {
+                data: bytes,
+                bufs: spares.take(),
+                hasher,
+            };
             // About one entry per line: no regrowth (and copy) of the
             // entries for lines of 40 bytes and more.
-            b.entries.reserve(bytes.len() / 40 + 16);
+            b.bufs.entries.reserve(bytes.len() / 40 + 16);
             let mut stats = Stats {
                 bytes: bytes.len() as u64,
                 ..Stats::default()
@@ -781,7 +775,8 @@ impl Part {
 /// The partitions, and their spill files once the budget is exceeded.
 struct Table {
     parts: Vec<Part>,
-    /// The keys' hash function (a spill computes the rows' hashes again).
+    /// The keys' hash function: the chunks hash their keys with it, and a
+    /// spill computes the rows' hashes again.
     hasher: foldhash::fast::FixedState,
     /// The partition of each row in first-occurrence order, while every
     /// row is in memory and the output is in that order: the rows of a
@@ -833,9 +828,9 @@ impl SpillDir {
 }
 
 impl Table {
-    fn new(cfg: &Config, hasher: foldhash::fast::FixedState) -> Self {
+    fn new(cfg: &Config) -> Self {
         Table {
-            hasher,
+            hasher: foldhash::fast::FixedState::with_seed(0x1f2e_3d4c_5b6a_7988),
             parts: (0..PARTS).map(|_| Part::default()).collect(),
             tape: (cfg.order == Order::First).then(Vec::new),
             memory: cfg.memory,
