@@ -160,6 +160,79 @@ fn sources_give_identical_rows() {
     }
 }
 
+/// Several inputs in one run, read one after the other by one reader that
+/// reads ahead across their boundaries (and reuses one input's buffers for
+/// the next): the rows of their concatenation, each first occurrence named
+/// by its own file and line; a broken later input is an error, not a hang.
+#[test]
+fn several_inputs_are_one_stream_with_their_own_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = corpus(true);
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let cut = [0, lines.len() / 5, lines.len() / 2, lines.len()];
+    let part = |i: usize| lines[cut[i]..cut[i + 1]].concat();
+    let paths = [
+        write(dir.path(), "a.txt", part(0).as_bytes()),
+        write(dir.path(), "b.txt.gz", &gz(part(1).as_bytes())),
+        write(dir.path(), "c.txt", part(2).as_bytes()),
+    ];
+    let whole = write(dir.path(), "all.txt", text.as_bytes());
+    let n = Normalizer::new(Options::default());
+    let key = key_fn(Prep::default(), |s: &str| n.key(s));
+    let run = |paths: &[PathBuf], cfg: &dedup::Config| {
+        let inputs: Vec<_> = paths
+            .iter()
+            .map(|p| source::Input::Path(p.clone()))
+            .collect();
+        let mut out = Vec::new();
+        let r = dedup::run(
+            source::open_all(&inputs).unwrap(),
+            &Format::Lines,
+            &key,
+            cfg,
+            &mut Quiet,
+            &mut |b: &[u8]| {
+                out.extend_from_slice(b);
+                Ok(())
+            },
+        );
+        r.map(|s| (String::from_utf8(out).unwrap(), s))
+    };
+    // Batches of about 2 KB: every input spans many of them.
+    let small = dedup::Config {
+        chunk_size: 700,
+        batch_bytes: 2_000,
+        ..dedup::Config::default()
+    };
+    for cfg in [&dedup::Config::default(), &small] {
+        let (want, w) = run(std::slice::from_ref(&whole), cfg).unwrap();
+        let (got, g) = run(&paths, cfg).unwrap();
+        assert_eq!(g.unique, w.unique);
+        assert_eq!(g.stats.lines, w.stats.lines);
+        assert_eq!(g.stats.rejected, w.stats.rejected);
+        let rows = |csv: &str| -> Vec<csv::StringRecord> {
+            csv::Reader::from_reader(csv.as_bytes())
+                .records()
+                .map(Result::unwrap)
+                .collect()
+        };
+        let (want, got) = (rows(&want), rows(&got));
+        assert_eq!(got.len(), want.len());
+        for (g, w) in got.iter().zip(&want) {
+            // The whole input's line, as a line of one of the parts.
+            let line: usize = w[3].parse().unwrap();
+            let i = (0..3).rfind(|&i| cut[i] < line).unwrap();
+            let name = paths[i].display().to_string();
+            let expect = [&w[0], &w[1], &name, &(line - cut[i]).to_string(), &w[4]];
+            assert_eq!(g.iter().collect::<Vec<_>>(), expect);
+        }
+    }
+    // A broken gzip stream after a good input: the run stops with an error.
+    let bad = write(dir.path(), "bad.gz", &gz(text.as_bytes())[..300]);
+    let err = run(&[paths[0].clone(), bad, paths[2].clone()], &small).unwrap_err();
+    assert!(err.to_string().contains("bad.gz"), "{err}");
+}
+
 /// CLI level: a tiny budget (spill) gives byte-identical output to the
 /// unbounded run, for every input kind and option that shapes rows.
 #[test]

@@ -3,8 +3,9 @@
 //!
 //! Every input — a regular file, stdin, gzip (multi-member) or zstd (both
 //! recognised by their magic bytes), UTF-16 with a byte-order mark or
-//! declared by the charset — is *read* as a stream on its own thread
-//! ([`for_each_batch`]): decompression and transcoding overlap the keying
+//! declared by the charset — is *read* as a stream on a reader thread
+//! ([`for_each_batch`]; one for all the inputs, one after the other):
+//! decompression and transcoding overlap the keying
 //! done by the caller's workers, and memory is bounded by the batch size and
 //! a queue of [`QUEUE`] batches, whatever the input size.
 //!
@@ -239,7 +240,9 @@ pub struct Batch {
     spare: Option<Spare>,
 }
 
-/// Buffers of finished batches, returned to their reader.
+/// Buffers of finished batches, returned to the reader: one pool for all
+/// the inputs of a run, so that the next input's reader fills them again
+/// too (a crawl comes as many files).
 type Spare = std::sync::Arc<std::sync::Mutex<Vec<Vec<u8>>>>;
 
 impl Drop for Batch {
@@ -304,10 +307,15 @@ fn cdx_start(f: CdxFormat, first: &[u8], name: &str) -> Result<(CdxInput, usize)
     Ok((CdxInput { layout, header }, end))
 }
 
-/// Read `inputs` in order, each on a reader thread, and hand every batch to
-/// `f` on the calling thread, in input order. `batch_bytes` is the target
-/// size of a batch of lines; `max_line` bounds how much of an over-long line
-/// is kept (it is rejected downstream).
+/// Read `inputs` in order on one reader thread, and hand every batch to `f`
+/// on the calling thread, in input order. `batch_bytes` is the target size
+/// of a batch of lines; `max_line` bounds how much of an over-long line is
+/// kept (it is rejected downstream).
+///
+/// One thread reads the inputs one after the other, so it reads ahead
+/// across their boundaries: the workers do not wait for the next file to be
+/// opened and its first batch read (a crawl comes as many files). At most
+/// [`QUEUE`] batches wait, whatever the inputs.
 pub fn for_each_batch(
     inputs: Vec<Opened>,
     format: &Format,
@@ -316,46 +324,55 @@ pub fn for_each_batch(
     batch_bytes: usize,
     mut f: impl FnMut(Item) -> Result<(), Error>,
 ) -> Result<(), Error> {
-    for (file, opened) in inputs.into_iter().enumerate() {
-        let (tx, rx) = mpsc::sync_channel::<Result<Item, Error>>(QUEUE);
-        let format = format.clone();
-        let reader = std::thread::Builder::new()
-            .name(format!("irinorm-read-{file}"))
-            .spawn(move || {
-                let r = read_input(file, opened, &format, charset, max_line, batch_bytes, &tx);
-                if let Err(e) = r {
-                    let _ = tx.send(Err(e));
+    let (tx, rx) = mpsc::sync_channel::<Result<Item, Error>>(QUEUE);
+    let format = format.clone();
+    let reader = std::thread::Builder::new()
+        .name("irinorm-read".into())
+        .spawn(move || {
+            let spare = Spare::default();
+            for (file, opened) in inputs.into_iter().enumerate() {
+                let sizes = (max_line, batch_bytes);
+                match read_input(file, opened, &format, charset, sizes, &spare, &tx) {
+                    Ok(true) => {}
+                    // The receiver is gone: the run stopped.
+                    Ok(false) => return,
+                    Err(e) => {
+                        let _ = tx.send(Err(e));
+                        return;
+                    }
                 }
-            })
-            .map_err(|e| Error::io("cannot start a reader thread".into(), &e))?;
-        for item in rx.iter() {
-            // On an error the reader is not waited for: it may be blocked
-            // on an endless stdin. Dropping `rx` makes its next send fail,
-            // so it stops at its next batch (or with the process).
-            item.and_then(&mut f)?;
-        }
-        let _ = reader.join();
+            }
+        })
+        .map_err(|e| Error::io("cannot start a reader thread".into(), &e))?;
+    for item in rx.iter() {
+        // On an error the reader is not waited for: it may be blocked on an
+        // endless stdin. Dropping `rx` makes its next send fail, so it
+        // stops at its next batch (or with the process).
+        item.and_then(&mut f)?;
     }
+    let _ = reader.join();
     Ok(())
 }
 
-/// The reader thread of one input.
+/// One input, read on the reader thread; `sizes`: the longest line kept,
+/// and the target size of a batch. `Ok(false)`: the receiver is gone.
 fn read_input(
     file: usize,
     opened: Opened,
     format: &Format,
     charset: Option<Charset>,
-    max_line: usize,
-    batch_bytes: usize,
+    (max_line, batch_bytes): (usize, usize),
+    spare: &Spare,
     tx: &mpsc::SyncSender<Result<Item, Error>>,
-) -> Result<(), Error> {
+) -> Result<bool, Error> {
     let name = opened.name.clone();
     let (stream, charset) = open_stream(opened, charset)?;
     let send = |item: Item| tx.send(Ok(item)).is_ok();
     match format {
         Format::Lines | Format::Cdx(_) => {
-            let mut reader = BatchReader::new(stream, batch_bytes, max_line);
-            let spare = Spare::default();
+            let take = || spare.lock().ok().and_then(|mut s| s.pop());
+            let mut reader =
+                BatchReader::new(stream, batch_bytes, max_line).reusing(take().unwrap_or_default());
             let read_err = |e: io::Error| Error::io(format!("cannot read {name}"), &e);
             let first = reader.next_batch().map_err(read_err)?;
             let mut line = 0u64;
@@ -375,17 +392,13 @@ fn read_input(
                 layout: None,
                 cdx,
             }) {
-                return Ok(());
+                return Ok(false);
             }
             let mut more = first.is_some();
             while more {
                 // The reader's buffer becomes the batch (no copy), and a
                 // spare one, returned by an earlier batch, its buffer.
-                let next = spare
-                    .lock()
-                    .ok()
-                    .and_then(|mut s| s.pop())
-                    .unwrap_or_default();
+                let next = take().unwrap_or_default();
                 let mut data = reader.take_batch(next);
                 let bytes = data.len() as u64;
                 data.drain(..std::mem::take(&mut skip));
@@ -401,11 +414,17 @@ fn read_input(
                 };
                 line += lines;
                 if !send(Item::Batch(b)) {
-                    return Ok(());
+                    return Ok(false);
                 }
                 more = reader.next_batch().map_err(read_err)?.is_some();
             }
-            Ok(())
+            // The reader's own buffer serves the next input.
+            if let Ok(mut s) = spare.lock() {
+                if s.len() <= QUEUE {
+                    s.push(reader.into_buf());
+                }
+            }
+            Ok(true)
         }
         Format::Records(rf) => {
             // The csv crate's line numbers skip blank lines; physical lines
@@ -425,7 +444,7 @@ fn read_input(
             let err = |e: csv::Error| Error::msg(format!("cannot read {name}: {e}"));
             let mut first = ByteRecord::new();
             if !rdr.read_byte_record(&mut first).map_err(err)? {
-                return Ok(());
+                return Ok(true);
             }
             let column = rf.column.resolve(Some(&first), rf.header, &name)?;
             let base_column = match &rf.base_column {
@@ -450,7 +469,7 @@ fn read_input(
                 layout: Some(layout),
                 cdx: None,
             }) {
-                return Ok(());
+                return Ok(false);
             }
             let mut last_byte = 0u64;
             loop {
@@ -473,11 +492,11 @@ fn read_input(
                     };
                     last_byte = byte;
                     if !send(Item::Batch(b)) {
-                        return Ok(());
+                        return Ok(false);
                     }
                 }
                 if !more {
-                    return Ok(());
+                    return Ok(true);
                 }
             }
         }
@@ -808,6 +827,20 @@ impl<R: Read> BatchReader<R> {
             eof: false,
             first: true,
         }
+    }
+
+    /// The same, reading into `buf` (a buffer of an earlier batch, whose
+    /// length is kept as space already zeroed, as in
+    /// [`BatchReader::take_batch`]).
+    pub fn reusing(mut self, buf: Vec<u8>) -> Self {
+        debug_assert_eq!(self.len, 0);
+        self.buf = buf;
+        self
+    }
+
+    /// The reader's buffer, for another reader ([`BatchReader::reusing`]).
+    pub fn into_buf(self) -> Vec<u8> {
+        self.buf
     }
 
     /// The next batch of complete lines (the last may lack its `'\n'`), or
