@@ -576,6 +576,11 @@ fn key_batch(
                             } else {
                                 stats.rejected += 1;
                             }
+                            // Copied into the chunk: its buffer takes this
+                            // worker's next rewritten key (no malloc/free).
+                            if let std::borrow::Cow::Owned(k) = k {
+                                crate::ladder::syntax::recycle(k);
+                            }
                             return;
                         }
                         Err(r) => r,

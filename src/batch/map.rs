@@ -239,6 +239,10 @@ fn map_chunk(
                 reason: r.clone(),
             });
         }
+        // Written out: its buffer takes this worker's next rewritten key.
+        if let Some(Ok(Cow::Owned(k))) = result {
+            crate::ladder::syntax::recycle(k);
+        }
     });
     ChunkOut {
         text,

@@ -20,10 +20,26 @@
 //! here too (003 §3.4.1): IDNA belongs to the scheme rung.
 
 use std::borrow::Cow;
+use std::cell::Cell;
 
 use unicode_normalization::UnicodeNormalization;
 
 use crate::chars::{self, hex_val, push_pct, HEX_UPPER};
+
+thread_local! {
+    /// A key's buffer given back by [`recycle`], for the next rewrite on
+    /// this thread.
+    static SPARE: Cell<String> = const { Cell::new(String::new()) };
+}
+
+/// Give back the buffer of an owned key once it is no longer needed (its
+/// bytes copied elsewhere): the next key rewritten on this thread is
+/// written into it instead of a fresh allocation.
+pub fn recycle(s: String) {
+    if s.capacity() <= 1 << 12 {
+        SPARE.with(|c| c.set(s));
+    }
+}
 
 /// Builds an output that usually equals its source: it copies nothing until
 /// the first change, so an already-canonical reference comes back
@@ -58,7 +74,12 @@ impl<'a> Out<'a> {
     fn materialize(&mut self) -> &mut String {
         let (src, pos, room) = (self.src, self.pos, self.room);
         self.buf.get_or_insert_with(|| {
-            let mut s = String::with_capacity(src.len() + room);
+            let need = src.len() + room;
+            let mut s = SPARE.with(Cell::take);
+            if s.capacity() < need {
+                s = String::with_capacity(need);
+            }
+            s.clear();
             s.push_str(&src[..pos]);
             s
         })
@@ -491,6 +512,27 @@ mod tests {
         let mut o = Out::new("abcdef");
         o.emit(3, "");
         assert_eq!(o.finish(), "def");
+    }
+
+    #[test]
+    fn a_recycled_buffer_is_reused_and_emptied() {
+        let mut old = String::with_capacity(200);
+        old.push_str("garbage from the key before");
+        let at = old.as_ptr();
+        recycle(old);
+        let mut o = Out::new("HTTP://a/");
+        o.emit_lower(4);
+        let k = o.finish();
+        assert_eq!(k, "http://a/");
+        assert!(matches!(&k, Cow::Owned(s) if s.as_ptr() == at));
+        // Too small for the next key: a fresh one, the right text.
+        recycle(String::from("x"));
+        let mut o = Out::new("HTTP://a/");
+        o.emit_lower(4);
+        assert_eq!(o.finish(), "http://a/");
+        // Too big to keep: not kept.
+        recycle(String::with_capacity(1 << 13));
+        assert_eq!(SPARE.with(Cell::take).capacity(), 0);
     }
 
     #[test]
