@@ -245,17 +245,21 @@ pub struct Batch {
 /// too (a crawl comes as many files).
 type Spare = std::sync::Arc<std::sync::Mutex<Vec<Vec<u8>>>>;
 
+/// Return `buf` to the pool, its length kept: the reader reads into it
+/// without zeroing. The reader is at most [`QUEUE`] batches ahead, so the
+/// pool keeps no more than that and one.
+fn give_back(spare: &Spare, buf: Vec<u8>) {
+    if let Ok(mut s) = spare.lock() {
+        if s.len() <= QUEUE {
+            s.push(buf);
+        }
+    }
+}
+
 impl Drop for Batch {
     fn drop(&mut self) {
         if let Some(spare) = &self.spare {
-            // Its length stays: the reader reads into it without zeroing.
-            let data = std::mem::take(&mut self.data);
-            if let Ok(mut s) = spare.lock() {
-                // The reader is at most QUEUE batches ahead.
-                if s.len() <= QUEUE {
-                    s.push(data);
-                }
-            }
+            give_back(spare, std::mem::take(&mut self.data));
         }
     }
 }
@@ -419,11 +423,7 @@ fn read_input(
                 more = reader.next_batch().map_err(read_err)?.is_some();
             }
             // The reader's own buffer serves the next input.
-            if let Ok(mut s) = spare.lock() {
-                if s.len() <= QUEUE {
-                    s.push(reader.into_buf());
-                }
-            }
+            give_back(spare, reader.into_buf());
             Ok(true)
         }
         Format::Records(rf) => {
