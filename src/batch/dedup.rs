@@ -299,16 +299,9 @@ struct Chunk {
     file: u32,
     /// The chunk's bytes in the batch (lines; empty for records).
     range: std::ops::Range<usize>,
-    arena: Vec<u8>,
-    entries: Vec<Entry>,
-    /// Entry indices grouped by partition: partition `p` is
-    /// `by_part[part_start[p]..part_start[p + 1]]`.
-    by_part: Vec<u32>,
+    bufs: ChunkBufs,
+    /// Where each partition's entries start in `bufs.by_part`.
     part_start: Vec<u32>,
-    /// Per entry: 1 + the partition where it made a new row, else 0
-    /// (written and read by [`Table::merge`], for [`Table::tape`]; empty
-    /// when the output is not in first-occurrence order).
-    fresh: Vec<AtomicU8>,
     stats: Stats,
     rejects: Vec<Reject>,
 }
@@ -320,7 +313,12 @@ struct Chunk {
 struct ChunkBufs {
     entries: Vec<Entry>,
     arena: Vec<u8>,
+    /// Entry indices grouped by partition: partition `p` is
+    /// `by_part[part_start[p]..part_start[p + 1]]` ([`Chunk::part_start`]).
     by_part: Vec<u32>,
+    /// Per entry: 1 + the partition where it made a new row, else 0
+    /// (written and read by [`Table::merge`], for [`Table::tape`]; empty
+    /// when the output is not in first-occurrence order).
     fresh: Vec<AtomicU8>,
 }
 
@@ -343,12 +341,7 @@ impl Spares {
 
     fn keep(&self, chunks: Vec<Chunk>) {
         let mut spare = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        spare.extend(chunks.into_iter().map(|c| ChunkBufs {
-            entries: c.entries,
-            arena: c.arena,
-            by_part: c.by_part,
-            fresh: c.fresh,
-        }));
+        spare.extend(chunks.into_iter().map(|c| c.bufs));
     }
 }
 
@@ -444,15 +437,16 @@ impl<'a> ChunkBuilder<'a> {
         stats: Stats,
         rejects: Vec<Reject>,
     ) -> Chunk {
+        let mut bufs = self.bufs;
         let ChunkBufs {
             entries,
-            arena,
-            mut by_part,
-            mut fresh,
-        } = self.bufs;
+            by_part,
+            fresh,
+            ..
+        } = &mut bufs;
         // Group entry indices by partition (counting sort).
         let mut part_start = vec![0u32; PARTS + 1];
-        for e in &entries {
+        for e in entries.iter() {
             part_start[part_of(e.hash) + 1] += 1;
         }
         for p in 0..PARTS {
@@ -471,10 +465,7 @@ impl<'a> ChunkBuilder<'a> {
         Chunk {
             file,
             range,
-            arena,
-            fresh,
-            entries,
-            by_part,
+            bufs,
             part_start,
             stats,
             rejects,
@@ -853,7 +844,13 @@ impl Table {
         self.parts.par_iter_mut().enumerate().for_each(|(p, part)| {
             for c in chunks {
                 let data = &batch.data[c.range.clone()];
-                let ids = &c.by_part[c.part_start[p] as usize..c.part_start[p + 1] as usize];
+                let ChunkBufs {
+                    entries,
+                    arena,
+                    by_part,
+                    fresh,
+                } = &c.bufs;
+                let ids = &by_part[c.part_start[p] as usize..c.part_start[p + 1] as usize];
                 // The row that entry n + 1's probe will likely meet, found
                 // by the row stage of the step before (the table is probed
                 // once ahead, not twice).
@@ -866,29 +863,29 @@ impl Table {
                     // slot → the row → the row's key), so that a key waits
                     // for memory once (BENCHMARKS.md §12, §15).
                     if let Some(&j) = ids.get(n + 8) {
-                        prefetch(&c.entries[j as usize]);
+                        prefetch(&entries[j as usize]);
                     }
                     if let Some(&j) = ids.get(n + 4) {
-                        let f = &c.entries[j as usize];
-                        prefetch(f.key.get(data, &c.arena).as_ptr());
+                        let f = &entries[j as usize];
+                        prefetch(f.key.get(data, arena).as_ptr());
                         part.table.prefetch(f.hash);
                     }
                     met[n & 1] = ids
                         .get(n + 2)
-                        .and_then(|&j| part.prefetch_row(c.entries[j as usize].hash));
+                        .and_then(|&j| part.prefetch_row(entries[j as usize].hash));
                     if let Some(row) = met[(n + 1) & 1] {
                         part.prefetch_key(row);
                     }
-                    let e = &c.entries[i as usize];
+                    let e = &entries[i as usize];
                     let new = part.add(
                         e.hash,
-                        e.key.get(data, &c.arena),
-                        e.example.get(data, &c.arena),
+                        e.key.get(data, arena),
+                        e.example.get(data, arena),
                         (c.file, e.line, e.item),
                         1,
                     );
                     if new && taped {
-                        c.fresh[i as usize].store(p as u8 + 1, Relaxed);
+                        fresh[i as usize].store(p as u8 + 1, Relaxed);
                     }
                 }
             }
@@ -897,7 +894,8 @@ impl Table {
             // The merge has joined: its stores are visible here.
             for c in chunks {
                 tape.extend(
-                    c.fresh
+                    c.bufs
+                        .fresh
                         .iter()
                         .filter_map(|f| f.load(Relaxed).checked_sub(1)),
                 );
