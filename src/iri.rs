@@ -87,6 +87,10 @@ pub(crate) mod flags {
     pub const HOST_HYPHEN: u32 = 1 << 7;
     /// The path is dirty.
     pub const PATH_DIRTY: u32 = 1 << 8;
+    /// The path may hold a dot segment (§5.3.2.4): a `.` follows a `/` in
+    /// it. Unset only when the scan knows it does not; the component scan
+    /// does not look, and always sets it.
+    pub const PATH_DOT: u32 = 1 << 9;
     /// The query is dirty.
     pub const QUERY_DIRTY: u32 = 1 << 11;
     /// The fragment is dirty, or holds a `#` (which the URI form encodes).
@@ -258,10 +262,62 @@ impl<'a> IriRef<'a> {
 pub fn parse(input: &str) -> Result<IriRef<'_>> {
     #[cfg(target_arch = "x86_64")]
     if let Some(t) = runs::Ssse3::detect() {
+        if wide::x86::has_avx512bw() {
+            // SAFETY: the CPU has AVX-512BW (and so SSSE3).
+            return unsafe { parse_avx512(input, t) };
+        }
+        if wide::x86::has_avx2() {
+            // SAFETY: the CPU has AVX2 (and so SSSE3).
+            return unsafe { parse_avx2(input, t) };
+        }
         // SAFETY: the CPU has SSSE3.
         return unsafe { parse_ssse3(input, t) };
     }
     parse_with(input, runs::Scalar)
+}
+
+/// [`parse_avx2`] with the masks from one 64-byte register, or two for
+/// a line of up to 128 bytes.
+///
+/// # Safety
+/// The CPU must have AVX-512BW (`t` says it has SSSE3, which it implies).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn parse_avx512(input: &str, t: runs::Ssse3) -> Result<IriRef<'_>> {
+    let b = input.as_bytes();
+    // SAFETY (both): the CPU has AVX-512BW (this function's contract).
+    let split = if b.len() <= wide::MAX_LEN {
+        wide::split(input, &unsafe { wide::x86::masks_avx512(b) })
+    } else if b.len() <= wide::MAX_LEN_WIDE {
+        wide::split(input, &unsafe { wide::x86::masks_avx512_wide(b) })
+    } else {
+        None
+    };
+    if let Some(r) = split {
+        return Ok(r);
+    }
+    // SAFETY: the CPU has SSSE3.
+    unsafe { parse_ssse3(input, t) }
+}
+
+/// The usual crawl line split from its bit masks ([`wide`]), anything
+/// else by [`parse_ssse3`].
+///
+/// # Safety
+/// The CPU must have AVX2 (`t` says it has SSSE3, which AVX2 implies).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn parse_avx2(input: &str, t: runs::Ssse3) -> Result<IriRef<'_>> {
+    let b = input.as_bytes();
+    if b.len() <= wide::MAX_LEN {
+        // SAFETY: the CPU has AVX2 (this function's contract).
+        let masks = unsafe { wide::x86::masks(b) };
+        if let Some(r) = wide::split(input, &masks) {
+            return Ok(r);
+        }
+    }
+    // SAFETY: the CPU has SSSE3.
+    unsafe { parse_ssse3(input, t) }
 }
 
 /// [`parse_with`] compiled for SSSE3, its runs found 16 bytes at a time.
@@ -295,7 +351,7 @@ fn parse_with<R: Runs>(input: &str, runs: R) -> Result<IriRef<'_>> {
         query_start: NONE,
         fragment_start: NONE,
         host_kind: None,
-        flags: 0,
+        flags: PATH_DOT,
     };
 
     // scheme ":" — a scheme is ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )
@@ -642,6 +698,9 @@ fn char_error(s: &str, i: usize, component: Component) -> ErrorKind {
     ErrorKind::CharNotAllowed { ch, component }
 }
 
+#[path = "iri_wide.rs"]
+mod wide;
+
 #[cfg(test)]
 #[path = "iri_oracle.rs"]
 mod oracle;
@@ -815,9 +874,39 @@ mod tests {
     /// uses.
     fn parsed(s: &str) -> String {
         let best = parse(s);
+        #[cfg(target_arch = "x86_64")]
+        if let (true, Some(t)) = (wide::x86::has_avx2(), runs::Ssse3::detect()) {
+            // The AVX2 masks, also on a CPU whose `parse` takes AVX-512's
+            // (which take longer lines, so may know of no dot segment).
+            // SAFETY: the CPU has AVX2.
+            let avx2 = unsafe { parse_avx2(s, t) };
+            assert_eq!(
+                format!("{:?}", avx2.map(without_dot)),
+                format!("{:?}", best.as_ref().map(|&r| without_dot(r))),
+                "{s:?}"
+            );
+        }
         let scalar = parse_with(s, runs::Scalar);
-        assert_eq!(format!("{best:?}"), format!("{scalar:?}"), "{s:?}");
+        assert_eq!(
+            format!("{:?}", best.as_ref().map(|&r| without_dot(r))),
+            format!("{:?}", scalar.as_ref().map(|&r| without_dot(r))),
+            "{s:?}"
+        );
+        if let (Ok(r), Ok(slow)) = (&best, &scalar) {
+            // The whole-line parser may know there is no dot segment; the
+            // component scan never claims to.
+            assert!(slow.flags() & PATH_DOT != 0, "{s:?}");
+            if r.flags() & PATH_DOT == 0 {
+                assert!(!crate::resolve::has_dot_segments(r.path()), "{s:?}");
+            }
+        }
         observe(best)
+    }
+
+    /// `r` without [`PATH_DOT`], the flag the two parsers may differ in.
+    fn without_dot(mut r: IriRef<'_>) -> IriRef<'_> {
+        r.flags &= !PATH_DOT;
+        r
     }
 
     #[test]
@@ -861,6 +950,29 @@ mod tests {
             if let (Ok(r), Some(c)) = (parse(&s), s.find(':')) {
                 let upper = s[..c].bytes().any(|b| b.is_ascii_uppercase());
                 proptest::prop_assert_eq!(r.flags() & SCHEME_UPPER != 0, upper, "{}", s);
+            }
+        }
+
+        /// Lines of the shape the whole-line parser takes, up to and past
+        /// its 64- and 128-byte limits: its split (with the masks built a
+        /// byte at a time, so on any CPU, in both widths) is the component
+        /// scan's, and [`parse`] agrees with the old parser.
+        #[test]
+        fn whole_line_split_is_the_component_scan(
+            s in "(https?|file|HTTP|sVn\\+ssh)://[a-zA-Z0-9.-]{0,20}(:[0-9]{0,5})?(/[a-zA-Z0-9._~!$&'()*+,;=:@-]{0,12}){0,8}(\\?[a-z0-9=&/?:@.]{0,30})?(#[a-z0-9#/?.]{0,10})?"
+        ) {
+            proptest::prop_assert_eq!(parsed(&s), observe(oracle::parse(&s)), "{}", s);
+            let scan = parse_with(&s, runs::Scalar).map(without_dot).ok();
+            if s.len() <= wide::MAX_LEN {
+                let r = wide::split(&s, &wide::masks_scalar::<u64>(s.as_bytes()));
+                proptest::prop_assert_eq!(r.map(without_dot), scan, "{}", s);
+            }
+            if s.len() <= wide::MAX_LEN_WIDE {
+                let r = wide::split(&s, &wide::masks_scalar::<u128>(s.as_bytes()));
+                proptest::prop_assert!(r.is_some(), "{}", s);
+                proptest::prop_assert_eq!(r.map(without_dot), scan, "{}", s);
+                let dots = crate::resolve::has_dot_segments(r.unwrap().path());
+                proptest::prop_assert!(r.unwrap().flags() & PATH_DOT != 0 || !dots, "{}", s);
             }
         }
 

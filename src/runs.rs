@@ -77,6 +77,11 @@ impl Class {
     pub(crate) fn ok(&self) -> u16 {
         self.ok
     }
+
+    /// The nibble tables `(LO, HI)` of the class, for other vector code.
+    pub(crate) fn tables(&self) -> (&[u8; 16], &[u8; 16]) {
+        (&self.tables.lo, &self.tables.hi)
+    }
 }
 
 /// How runs are found: [`Scalar`] anywhere, [`Ssse3`] on a CPU that has it.

@@ -243,7 +243,7 @@ fn is_canonical(r: &IriRef<'_>, level: Level) -> bool {
         return false;
     };
     let path = r.path();
-    if path.starts_with('/') && has_dot_segments(path) {
+    if f & flags::PATH_DOT != 0 && path.starts_with('/') && has_dot_segments(path) {
         return false;
     }
     let at_scheme = level >= Level::Scheme;
@@ -392,7 +392,9 @@ fn canonical_rewrite<'a>(r: &IriRef<'a>, level: Level, nfc: bool) -> Result<Cow<
             out.keep(pe);
         }
         let path = out.tail(mark);
-        if path.starts_with('/') && has_dot_segments(path) {
+        // A dot segment was there already, or a decoded `%2E` made one.
+        let dots = f & (flags::PATH_DOT | flags::PATH_DIRTY) != 0;
+        if dots && path.starts_with('/') && has_dot_segments(path) {
             out.remove_dot_segments(mark);
         } else if raw_path.is_empty() && rules.is_some_and(|r| r.empty_path_is_slash) {
             out.emit(pe, "/");

@@ -1,0 +1,499 @@
+//! The whole-line parser of the usual crawl line (3987bis §2.2, RFC 3986
+//! §3): `http://` or `https://`, a `ireg-name` host with no userinfo and no
+//! port, then path, query and fragment, in plain ASCII without `%`, at most
+//! 64 bytes.
+//!
+//! The component-by-component scan of [`super::parse_with`] pays a setup
+//! and a few checks at the start and the end of every component's run; on
+//! a 60-byte line that costs more than the bytes themselves. Here the line
+//! is classified first, 32 bytes at a time (AVX2), into one `u64` bit mask
+//! per class of byte ([`Masks`]): bytes no component admits raw (`%`,
+//! non-ASCII, controls, space, `[`, …), `/`, `?`, `#`, `:` or `@`, `.`,
+//! uppercase and `-`. The split is then a few `trailing_zeros` on those
+//! masks (the authority ends at the first `/`, `?` or `#` after `//`, the
+//! path at the first `?` or `#`, the query at the first `#`), and each flag
+//! of [`super::flags`] one AND with a component's range of bits.
+//!
+//! It decides nothing alone: whatever it does not take (a `%`, non-ASCII,
+//! a port, userinfo, an IP literal, another scheme, a longer line, a byte
+//! no component admits) it leaves to [`super::parse_with`], which parses
+//! it, or rejects it, as before. What it takes, it must split exactly as
+//! that parser does, which the tests check on the bundled data and on
+//! generated lines. Its one addition is [`super::flags::PATH_DOT`] left
+//! unset when no `.` follows a `/` in the path, so the rungs need not look
+//! for dot segments (§5.3.2.4).
+
+// Only x86-64 has the vector code that builds the masks.
+#![cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+
+use super::flags::*;
+use super::{HostKind, IriRef, NONE};
+use crate::{chars, host};
+
+/// The longest reference taken by the AVX2 masks: one bit per byte of a
+/// `u64`.
+pub(super) const MAX_LEN: usize = 64;
+/// The longest reference taken by the AVX-512 masks: a `u128`, from two
+/// 64-byte registers.
+pub(super) const MAX_LEN_WIDE: usize = 128;
+
+/// A line's worth of bits: `u64` or `u128`.
+pub(super) trait Bits:
+    Copy
+    + Default
+    + Eq
+    + std::fmt::Debug
+    + std::ops::BitAnd<Output = Self>
+    + std::ops::BitOr<Output = Self>
+    + std::ops::BitOrAssign
+    + std::ops::Not<Output = Self>
+    + std::ops::Shl<u32, Output = Self>
+{
+    const WIDTH: usize;
+    const ZERO: Self;
+    fn trailing_zeros(self) -> u32;
+}
+
+macro_rules! bits {
+    ($t:ty) => {
+        impl Bits for $t {
+            const WIDTH: usize = <$t>::BITS as usize;
+            const ZERO: Self = 0;
+            #[inline(always)]
+            fn trailing_zeros(self) -> u32 {
+                <$t>::trailing_zeros(self)
+            }
+        }
+    };
+}
+bits!(u64);
+bits!(u128);
+
+/// One bit per byte of the line (bit `i` is byte `i`), per class.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Masks<B> {
+    /// Bytes no component admits raw: outside [`chars::S_FRAGMENT`], the
+    /// widest class (`%` and non-ASCII are in no class).
+    ///
+    /// [`chars::S_FRAGMENT`]: crate::chars::S_FRAGMENT
+    bad: B,
+    slash: B,
+    question: B,
+    hash: B,
+    /// `:` or `@`: in the authority, a port or userinfo (left to the full
+    /// parser); elsewhere plain bytes.
+    colon_at: B,
+    dot: B,
+    upper: B,
+    hyphen: B,
+}
+
+/// The masks the slow way, a byte at a time: the reference the vector
+/// code is tested against.
+#[cfg(test)]
+pub(super) fn masks_scalar<B: Bits>(b: &[u8]) -> Masks<B> {
+    let mut m = Masks::<B>::default();
+    for (i, &c) in b.iter().enumerate().take(B::WIDTH) {
+        let bit = range::<B>(i, i + 1);
+        let set = |mask: &mut B, yes: bool| {
+            if yes {
+                *mask |= bit
+            }
+        };
+        set(
+            &mut m.bad,
+            crate::chars::SCAN[c as usize] & crate::chars::S_FRAGMENT == 0,
+        );
+        set(&mut m.slash, c == b'/');
+        set(&mut m.question, c == b'?');
+        set(&mut m.hash, c == b'#');
+        set(&mut m.colon_at, c == b':' || c == b'@');
+        set(&mut m.dot, c == b'.');
+        set(&mut m.upper, c.is_ascii_uppercase());
+        set(&mut m.hyphen, c == b'-');
+    }
+    m
+}
+
+/// Bits `0..n` set (`n <= B::WIDTH`).
+#[inline(always)]
+fn below<B: Bits>(n: usize) -> B {
+    if n >= B::WIDTH {
+        !B::ZERO
+    } else {
+        !(!B::ZERO << n as u32)
+    }
+}
+
+/// Bits `from..to` set (`from <= to <= B::WIDTH`).
+#[inline(always)]
+fn range<B: Bits>(from: usize, to: usize) -> B {
+    below::<B>(to) & !below::<B>(from)
+}
+
+/// The first set bit of `mask` at or after `from`, or `len` if none (no
+/// bit of a mask is at `len` or above, and `len <= B::WIDTH`).
+#[inline(always)]
+fn next<B: Bits>(mask: B, from: usize, len: usize) -> usize {
+    ((mask & !below::<B>(from)).trailing_zeros() as usize).min(len)
+}
+
+/// Split `input` with its masks `m` when it is the usual line, else
+/// `None`.
+#[inline(always)]
+pub(super) fn split<'a, B: Bits>(input: &'a str, m: &Masks<B>) -> Option<IriRef<'a>> {
+    let b = input.as_bytes();
+    let len = b.len();
+    if m.bad != B::ZERO {
+        return None;
+    }
+    let mut flags = 0;
+    // scheme "://" (§2.2; RFC 3986 §3.1).
+    let scheme_end = match super::http_scheme(b) {
+        Some(j) => j,
+        None => {
+            let colon = next(m.colon_at, 0, len);
+            let scheme = b.get(..colon)?;
+            let (first, rest) = scheme.split_first()?;
+            if !first.is_ascii_alphabetic()
+                || !rest.iter().all(|&c| chars::is(c, chars::SCHEME))
+                || b.get(colon..colon + 3) != Some(b"://")
+            {
+                return None;
+            }
+            if m.upper & range::<B>(0, colon) != B::ZERO {
+                flags |= SCHEME_UPPER;
+            }
+            colon
+        }
+    };
+    // "//" iauthority: here ihost [ ":" port ], the host a reg-name or an
+    // IPv4 address (§2.2).
+    let auth_start = scheme_end + 3;
+    let auth_end = next(m.slash | m.question | m.hash, auth_start, len);
+    let auth = range::<B>(auth_start, auth_end);
+    let mut host_end = auth_end;
+    if m.colon_at & auth != B::ZERO {
+        // A port (`*DIGIT`, RFC 3986 §3.2.3) after the one ':', or else
+        // userinfo: the full parser's.
+        host_end = next(m.colon_at, auth_start, len);
+        if b[host_end] != b':' || !b[host_end + 1..auth_end].iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+    }
+    let host = range::<B>(auth_start, host_end);
+    if m.upper & host != B::ZERO {
+        flags |= HOST_UPPER;
+    }
+    if m.hyphen & host != B::ZERO {
+        flags |= HOST_HYPHEN;
+    }
+    let host = &input[auth_start..host_end];
+    let host_kind =
+        if host.as_bytes().first().is_some_and(u8::is_ascii_digit) && host::is_ipv4address(host) {
+            HostKind::Ipv4
+        } else {
+            HostKind::RegName
+        };
+    // The path, up to '?' or '#'; a '.' right after a '/' may start a dot
+    // segment (§5.3.2.4).
+    let path_end = next(m.question | m.hash, auth_end, len);
+    if (m.slash << 1) & m.dot & range::<B>(auth_end, path_end) != B::ZERO {
+        flags |= PATH_DOT;
+    }
+    let mut query_start = NONE;
+    let mut fragment_start = NONE;
+    let mut i = path_end;
+    if i < len && b[i] == b'?' {
+        query_start = i as u32;
+        i = next(m.hash, i + 1, len);
+    }
+    if i < len {
+        // '#': the fragment, dirty when it holds another '#' (the URI form
+        // encodes it).
+        fragment_start = i as u32;
+        if m.hash & range::<B>(i + 1, len) != B::ZERO {
+            flags |= FRAGMENT_DIRTY;
+        }
+    }
+    Some(IriRef {
+        s: input,
+        scheme_end: scheme_end as u32,
+        auth_start: auth_start as u32,
+        userinfo_end: NONE,
+        host_end: host_end as u32,
+        path_start: auth_end as u32,
+        query_start,
+        fragment_start,
+        host_kind: Some(host_kind),
+        flags,
+    })
+}
+
+#[cfg(target_arch = "x86_64")]
+pub(super) mod x86 {
+    use super::{Masks, MAX_LEN, MAX_LEN_WIDE};
+    use std::arch::x86_64::*;
+
+    /// The CPU has AVX2 (checked once, then a load and a test).
+    #[inline]
+    pub(in crate::iri) fn has_avx2() -> bool {
+        std::arch::is_x86_feature_detected!("avx2")
+    }
+
+    /// The CPU has AVX-512BW (checked once, then a load and a test).
+    #[inline]
+    pub(in crate::iri) fn has_avx512bw() -> bool {
+        std::arch::is_x86_feature_detected!("avx512bw")
+    }
+
+    /// The masks of `b` (at most [`MAX_LEN`] bytes) from one 64-byte
+    /// register: a masked load reads only the line's bytes (the others are
+    /// zero, and the lanes past the end of `b` are never touched), and
+    /// each class is one compare straight into a mask register.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512BW.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    #[inline]
+    pub(in crate::iri) unsafe fn masks_avx512(b: &[u8]) -> Masks<u64> {
+        debug_assert!(b.len() <= MAX_LEN);
+        classes(b, tables())
+    }
+
+    /// [`masks_avx512`] for 65 to [`MAX_LEN_WIDE`] bytes: two registers,
+    /// their masks joined into `u128`s.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512BW.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    #[inline]
+    pub(in crate::iri) unsafe fn masks_avx512_wide(b: &[u8]) -> Masks<u128> {
+        debug_assert!(b.len() > MAX_LEN && b.len() <= MAX_LEN_WIDE);
+        let t = tables();
+        let (lo, hi) = (classes(&b[..MAX_LEN], t), classes(&b[MAX_LEN..], t));
+        let join = |l: u64, h: u64| u128::from(l) | u128::from(h) << 64;
+        Masks {
+            bad: join(lo.bad, hi.bad),
+            slash: join(lo.slash, hi.slash),
+            question: join(lo.question, hi.question),
+            hash: join(lo.hash, hi.hash),
+            colon_at: join(lo.colon_at, hi.colon_at),
+            dot: join(lo.dot, hi.dot),
+            upper: join(lo.upper, hi.upper),
+            hyphen: join(lo.hyphen, hi.hyphen),
+        }
+    }
+
+    /// The nibble tables of [`crate::runs::FRAGMENT`] in every lane.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    #[inline]
+    fn tables() -> (__m512i, __m512i) {
+        let (lo, hi) = crate::runs::FRAGMENT.tables();
+        // SAFETY: 16 bytes of an array, unaligned loads allowed.
+        unsafe {
+            (
+                _mm512_broadcast_i32x4(_mm_loadu_si128(lo.as_ptr().cast())),
+                _mm512_broadcast_i32x4(_mm_loadu_si128(hi.as_ptr().cast())),
+            )
+        }
+    }
+
+    /// The masks of the at most 64 bytes of `b`.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    #[inline]
+    fn classes(b: &[u8], (lo, hi): (__m512i, __m512i)) -> Masks<u64> {
+        let line = super::below::<u64>(b.len());
+        // SAFETY: the masked load reads `b[..len]` only (masked-off lanes
+        // are not accessed, and read as zero).
+        let v = unsafe { _mm512_maskz_loadu_epi8(line, b.as_ptr().cast()) };
+        let eq = |c: u8| _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(c as i8));
+        let low = _mm512_and_si512(v, _mm512_set1_epi8(0x0f));
+        let high = _mm512_and_si512(_mm512_srli_epi16::<4>(v), _mm512_set1_epi8(0x0f));
+        let rows = _mm512_and_si512(_mm512_shuffle_epi8(lo, low), _mm512_shuffle_epi8(hi, high));
+        Masks {
+            bad: !_mm512_test_epi8_mask(rows, rows) & line,
+            slash: eq(b'/'),
+            question: eq(b'?'),
+            hash: eq(b'#'),
+            colon_at: eq(b':') | eq(b'@'),
+            dot: eq(b'.'),
+            upper: _mm512_cmplt_epu8_mask(
+                _mm512_sub_epi8(v, _mm512_set1_epi8(b'A' as i8)),
+                _mm512_set1_epi8(26),
+            ),
+            hyphen: eq(b'-'),
+        }
+    }
+
+    /// The masks of `b` (at most [`MAX_LEN`] bytes), 32 bytes at a time.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(in crate::iri) unsafe fn masks(b: &[u8]) -> Masks<u64> {
+        debug_assert!(b.len() <= MAX_LEN);
+        let (lo, hi) = crate::runs::FRAGMENT.tables();
+        // SAFETY: 16 bytes of an array, unaligned loads allowed.
+        let (lo, hi) = unsafe {
+            (
+                _mm256_broadcastsi128_si256(_mm_loadu_si128(lo.as_ptr().cast())),
+                _mm256_broadcastsi128_si256(_mm_loadu_si128(hi.as_ptr().cast())),
+            )
+        };
+        let len = b.len();
+        let mut m = Masks::default();
+        if len < 32 {
+            // Shorter than one block: a padded copy (NUL is a bad byte,
+            // trimmed below).
+            let mut pad = [0u8; 32];
+            pad[..len].copy_from_slice(b);
+            // SAFETY: 32 bytes from 0; AVX2 (this function's contract).
+            unsafe { block::<0>(&pad, 0, lo, hi, &mut m) };
+            m.bad &= (1u64 << len) - 1;
+            return m;
+        }
+        // SAFETY: each block is in `b` (`len >= 32`); AVX2 as above.
+        unsafe {
+            block::<0>(b, 0, lo, hi, &mut m);
+            if len > 32 {
+                block::<32>(b, len, lo, hi, &mut m);
+            }
+        }
+        m
+    }
+
+    /// Classify the 32 bytes from `K` into `m`'s bits `K..K + 32`. When
+    /// the line ends before `K + 32` (`len`, 0 for the first block), the
+    /// block loaded is the line's last 32 bytes and its bits are shifted
+    /// past those already classified.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2, and `b` must hold 32 bytes from `K` or, when
+    /// `len < K + 32`, from `len - 32`.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn block<const K: usize>(
+        b: &[u8],
+        len: usize,
+        lo: __m256i,
+        hi: __m256i,
+        m: &mut Masks<u64>,
+    ) {
+        let start = if K + 32 <= len || K == 0 { K } else { len - 32 };
+        let skip = K - start;
+        // SAFETY: `start + 32 <= b.len()` (the contract).
+        let v = unsafe { _mm256_loadu_si256(b.as_ptr().add(start).cast()) };
+        macro_rules! put {
+            ($x:expr) => {
+                ((((_mm256_movemask_epi8($x) as u32) >> skip) as u64) << K)
+            };
+        }
+        macro_rules! eq {
+            ($c:expr) => {
+                put!(_mm256_cmpeq_epi8(v, _mm256_set1_epi8($c as i8)))
+            };
+        }
+        // Nibble lookup of `runs` (a byte is in the class when both of its
+        // nibbles' table entries share a bit).
+        let low = _mm256_and_si256(v, _mm256_set1_epi8(0x0f));
+        let high = _mm256_and_si256(_mm256_srli_epi16::<4>(v), _mm256_set1_epi8(0x0f));
+        let rows = _mm256_and_si256(_mm256_shuffle_epi8(lo, low), _mm256_shuffle_epi8(hi, high));
+        m.bad |= put!(_mm256_cmpeq_epi8(rows, _mm256_setzero_si256()));
+        m.slash |= eq!(b'/');
+        m.question |= eq!(b'?');
+        m.hash |= eq!(b'#');
+        m.colon_at |= put!(_mm256_or_si256(
+            _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b':' as i8)),
+            _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'@' as i8)),
+        ));
+        m.dot |= eq!(b'.');
+        m.hyphen |= eq!(b'-');
+        // 'A'..='Z' moved to -128..-103, then one signed compare.
+        let shifted = _mm256_add_epi8(v, _mm256_set1_epi8((0x80u8 - b'A') as i8));
+        m.upper |= put!(_mm256_cmpgt_epi8(
+            _mm256_set1_epi8((0x80u8 + 26) as i8),
+            shifted
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chars::{S_FRAGMENT, S_PATH, S_QUERY, S_REG_NAME};
+
+    /// The split relies on the classes nesting: what the fragment admits,
+    /// less the delimiters a component ends at (and `:`/`@`, which the
+    /// authority leaves to the full parser), is what each component admits.
+    #[test]
+    fn the_classes_nest_as_the_split_assumes() {
+        for c in 0..=255u8 {
+            let s = chars::SCAN[c as usize];
+            let plain = s & S_FRAGMENT != 0;
+            assert_eq!(s & S_QUERY != 0, plain && c != b'#', "{c:#x}");
+            assert_eq!(s & S_PATH != 0, plain && !b"?#".contains(&c), "{c:#x}");
+            assert_eq!(
+                s & S_REG_NAME != 0,
+                plain && !b"/?#:@".contains(&c),
+                "{c:#x}"
+            );
+        }
+    }
+
+    #[test]
+    fn ranges_and_next_bits() {
+        assert_eq!(range::<u64>(0, 0), 0);
+        assert_eq!(range::<u64>(0, 64), u64::MAX);
+        assert_eq!(range::<u64>(3, 5), 0b11000);
+        assert_eq!(range::<u64>(63, 64), 1 << 63);
+        assert_eq!(range::<u64>(64, 64), 0);
+        assert_eq!(range::<u128>(0, 128), u128::MAX);
+        assert_eq!(range::<u128>(63, 65), 0b11 << 63);
+        assert_eq!(range::<u128>(128, 128), 0);
+        assert_eq!(next(0b1001_0000u64, 0, 9), 4);
+        assert_eq!(next(0b1001_0000u64, 5, 9), 7);
+        assert_eq!(next(0b1001_0000u64, 8, 9), 9);
+        assert_eq!(next(0u64, 0, 9), 9);
+        assert_eq!(next(1u64 << 63, 63, 64), 63);
+        assert_eq!(next(1u64 << 63, 64, 64), 64);
+        assert_eq!(next(1u128 << 100, 64, 128), 100);
+        assert_eq!(next(1u128 << 127, 128, 128), 128);
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(5_000))]
+        /// Every length up to 128 (each block, the overlapping last one, the
+        /// padded short one, one and two 64-byte registers) and every byte
+        /// value.
+        #[test]
+        fn vector_masks_are_the_scalar_masks(
+            b in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::prelude::any::<u8>(),
+                    proptest::sample::select(b"/?#:@.-AZaz09%[".to_vec()),
+                ],
+                0..=MAX_LEN_WIDE,
+            )
+        ) {
+            if b.len() <= MAX_LEN {
+                if x86::has_avx2() {
+                    // SAFETY: the CPU has AVX2.
+                    let fast = unsafe { x86::masks(&b) };
+                    proptest::prop_assert_eq!(fast, masks_scalar::<u64>(&b));
+                }
+                if x86::has_avx512bw() {
+                    // SAFETY: the CPU has AVX-512BW.
+                    let fast = unsafe { x86::masks_avx512(&b) };
+                    proptest::prop_assert_eq!(fast, masks_scalar::<u64>(&b));
+                }
+            } else if x86::has_avx512bw() {
+                // SAFETY: the CPU has AVX-512BW.
+                let fast = unsafe { x86::masks_avx512_wide(&b) };
+                proptest::prop_assert_eq!(fast, masks_scalar::<u128>(&b));
+            }
+        }
+    }
+}
