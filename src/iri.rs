@@ -959,7 +959,7 @@ mod tests {
         /// scan's, and [`parse`] agrees with the old parser.
         #[test]
         fn whole_line_split_is_the_component_scan(
-            s in "(https?|file|HTTP|sVn\\+ssh)://[a-zA-Z0-9.-]{0,20}(:[0-9]{0,5})?(/[a-zA-Z0-9._~!$&'()*+,;=:@-]{0,12}){0,8}(\\?[a-z0-9=&/?:@.]{0,30})?(#[a-z0-9#/?.]{0,10})?"
+            s in "(https?|file|HTTP|sVn\\+ssh)://([a-zA-Z0-9.-]|%[0-9a-fA-F]{2}){0,12}(:[0-9]{0,5})?(/([a-zA-Z0-9._~!$&'()*+,;=:@-]|%[0-9a-fA-F]{2}){0,6}){0,8}(\\?([a-z0-9=&/?:@.]|%[0-9a-fA-F]{2}){0,20})?(#([a-z0-9#/?.]|%[0-9a-fA-F]{2}){0,6})?"
         ) {
             proptest::prop_assert_eq!(parsed(&s), observe(oracle::parse(&s)), "{}", s);
             let scan = parse_with(&s, runs::Scalar).map(without_dot).ok();

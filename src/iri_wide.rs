@@ -73,10 +73,12 @@ bits!(u128);
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Masks<B> {
     /// Bytes no component admits raw: outside [`chars::S_FRAGMENT`], the
-    /// widest class (`%` and non-ASCII are in no class).
+    /// widest class (non-ASCII is in no class), and not `%`.
     ///
     /// [`chars::S_FRAGMENT`]: crate::chars::S_FRAGMENT
     bad: B,
+    /// `%`: each must start a `pct-encoded` triplet (checked by [`split`]).
+    pct: B,
     slash: B,
     question: B,
     hash: B,
@@ -102,8 +104,9 @@ pub(super) fn masks_scalar<B: Bits>(b: &[u8]) -> Masks<B> {
         };
         set(
             &mut m.bad,
-            crate::chars::SCAN[c as usize] & crate::chars::S_FRAGMENT == 0,
+            crate::chars::SCAN[c as usize] & crate::chars::S_FRAGMENT == 0 && c != b'%',
         );
+        set(&mut m.pct, c == b'%');
         set(&mut m.slash, c == b'/');
         set(&mut m.question, c == b'?');
         set(&mut m.hash, c == b'#');
@@ -148,6 +151,27 @@ pub(super) fn split<'a, B: Bits>(input: &'a str, m: &Masks<B>) -> Option<IriRef<
         return None;
     }
     let mut flags = 0;
+    // Every '%' starts a triplet (`pct-encoded`, RFC 3986 §2.1); those
+    // that percent-encoding normalization rewrites (§5.3.2.1 lowercase
+    // hex, §5.3.2.3 an unreserved character) are `dirty`. A hex digit is
+    // no delimiter, so a triplet never straddles two components.
+    let mut dirty = B::ZERO;
+    let mut hex_digits = B::ZERO;
+    if m.pct != B::ZERO {
+        flags |= PCT;
+        let mut rest = m.pct;
+        while rest != B::ZERO {
+            let at = rest.trailing_zeros() as usize;
+            let (h, l) = (*b.get(at + 1)?, *b.get(at + 2)?);
+            let value = chars::hex_val(h)? * 16 + chars::hex_val(l)?;
+            let triplet = range::<B>(at, at + 3);
+            if h.is_ascii_lowercase() || l.is_ascii_lowercase() || chars::is_unreserved(value) {
+                dirty |= triplet;
+            }
+            hex_digits |= triplet;
+            rest = rest & !below::<B>(at + 1);
+        }
+    }
     // scheme "://" (§2.2; RFC 3986 §3.1).
     let scheme_end = match super::http_scheme(b) {
         Some(j) => j,
@@ -182,8 +206,13 @@ pub(super) fn split<'a, B: Bits>(input: &'a str, m: &Masks<B>) -> Option<IriRef<
         }
     }
     let host = range::<B>(auth_start, host_end);
-    if m.upper & host != B::ZERO {
+    // The hex digits of a triplet are not the host's letters (the
+    // component scan does not count them either).
+    if m.upper & !hex_digits & host != B::ZERO {
         flags |= HOST_UPPER;
+    }
+    if m.pct & host != B::ZERO {
+        flags |= HOST_PCT;
     }
     if m.hyphen & host != B::ZERO {
         flags |= HOST_HYPHEN;
@@ -198,21 +227,29 @@ pub(super) fn split<'a, B: Bits>(input: &'a str, m: &Masks<B>) -> Option<IriRef<
     // The path, up to '?' or '#'; a '.' right after a '/' may start a dot
     // segment (§5.3.2.4).
     let path_end = next(m.question | m.hash, auth_end, len);
-    if (m.slash << 1) & m.dot & range::<B>(auth_end, path_end) != B::ZERO {
+    let path = range::<B>(auth_end, path_end);
+    if (m.slash << 1) & m.dot & path != B::ZERO {
         flags |= PATH_DOT;
+    }
+    if dirty & path != B::ZERO {
+        flags |= PATH_DIRTY;
     }
     let mut query_start = NONE;
     let mut fragment_start = NONE;
     let mut i = path_end;
     if i < len && b[i] == b'?' {
         query_start = i as u32;
-        i = next(m.hash, i + 1, len);
+        let end = next(m.hash, i + 1, len);
+        if dirty & range::<B>(i + 1, end) != B::ZERO {
+            flags |= QUERY_DIRTY;
+        }
+        i = end;
     }
     if i < len {
         // '#': the fragment, dirty when it holds another '#' (the URI form
         // encodes it).
         fragment_start = i as u32;
-        if m.hash & range::<B>(i + 1, len) != B::ZERO {
+        if (m.hash | dirty) & range::<B>(i + 1, len) != B::ZERO {
             flags |= FRAGMENT_DIRTY;
         }
     }
@@ -275,6 +312,7 @@ pub(super) mod x86 {
         let join = |l: u64, h: u64| u128::from(l) | u128::from(h) << 64;
         Masks {
             bad: join(lo.bad, hi.bad),
+            pct: join(lo.pct, hi.pct),
             slash: join(lo.slash, hi.slash),
             question: join(lo.question, hi.question),
             hash: join(lo.hash, hi.hash),
@@ -311,8 +349,10 @@ pub(super) mod x86 {
         let low = _mm512_and_si512(v, _mm512_set1_epi8(0x0f));
         let high = _mm512_and_si512(_mm512_srli_epi16::<4>(v), _mm512_set1_epi8(0x0f));
         let rows = _mm512_and_si512(_mm512_shuffle_epi8(lo, low), _mm512_shuffle_epi8(hi, high));
+        let pct = eq(b'%');
         Masks {
-            bad: !_mm512_test_epi8_mask(rows, rows) & line,
+            bad: !_mm512_test_epi8_mask(rows, rows) & line & !pct,
+            pct,
             slash: eq(b'/'),
             question: eq(b'?'),
             hash: eq(b'#'),
@@ -400,7 +440,10 @@ pub(super) mod x86 {
         let low = _mm256_and_si256(v, _mm256_set1_epi8(0x0f));
         let high = _mm256_and_si256(_mm256_srli_epi16::<4>(v), _mm256_set1_epi8(0x0f));
         let rows = _mm256_and_si256(_mm256_shuffle_epi8(lo, low), _mm256_shuffle_epi8(hi, high));
-        m.bad |= put!(_mm256_cmpeq_epi8(rows, _mm256_setzero_si256()));
+        let pct = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'%' as i8));
+        let outside = _mm256_cmpeq_epi8(rows, _mm256_setzero_si256());
+        m.bad |= put!(_mm256_andnot_si256(pct, outside));
+        m.pct |= put!(pct);
         m.slash |= eq!(b'/');
         m.question |= eq!(b'?');
         m.hash |= eq!(b'#');
