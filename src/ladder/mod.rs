@@ -259,7 +259,10 @@ fn is_canonical(r: &IriRef<'_>, level: Level) -> bool {
                 return true;
             }
             let host = r.host().unwrap_or_default();
-            if path.is_empty() || host.is_empty() {
+            // An empty path may become "/"; an empty host is an error for
+            // some DNS schemes (`host_required`), and kept as it is by the
+            // others (`file:///x`).
+            if path.is_empty() || (host.is_empty() && crate::host::is_dns_scheme(scheme)) {
                 return false;
             }
             // ToASCII keeps a lowercase ASCII name without an `xn--` label.
