@@ -265,13 +265,24 @@ fn is_canonical(r: &IriRef<'_>, level: Level) -> bool {
             if path.is_empty() || (host.is_empty() && crate::host::is_dns_scheme(scheme)) {
                 return false;
             }
-            // ToASCII keeps a lowercase ASCII name without an `xn--` label.
+            // ToASCII keeps a lowercase ASCII name without an `xn--` label;
+            // one with such a label, when the (memoized) ToASCII says so.
             !crate::host::is_dns_scheme(scheme)
-                || ((f & flags::HOST_HYPHEN == 0 || crate::host::is_plain_lower_ascii(host))
+                || ((f & flags::HOST_HYPHEN == 0
+                    || crate::host::is_plain_lower_ascii(host)
+                    || keeps_a_labels(host))
                     && crate::host::verify_dns_length(host).is_ok())
         }
         Some(HostKind::Ipv6 | HostKind::IpvFuture) => false,
     }
+}
+
+/// ToASCII leaves `host`, a lowercase ASCII name with an `xn--` label, as
+/// it is: asked of the per-thread memo of [`crate::host::domain_to_ascii`],
+/// so a crawl's repeated IDN hosts skip the rewrite.
+#[inline(never)]
+fn keeps_a_labels(host: &str) -> bool {
+    matches!(crate::host::domain_to_ascii(host), Ok(Cow::Borrowed(_)))
 }
 
 /// [`canonical`] the long way: one pass over the components, copying
@@ -723,6 +734,7 @@ mod tests {
             "//a.b",
             "//A.b",
             "//xn--mnchen-3ya.de",
+            "//xn--a.de",
             "//a-b.c",
             "//1.2.3.4",
             "//[::1]",
