@@ -1,27 +1,35 @@
 //! The whole-line parser of the usual crawl line (3987bis §2.2, RFC 3986
-//! §3): `http://` or `https://`, a `ireg-name` host with no userinfo and no
-//! port, then path, query and fragment, in plain ASCII without `%`, at most
-//! 64 bytes.
+//! §3): `scheme://`, a reg-name or IPv4 host with an optional port (no
+//! userinfo, no IP literal), then path, query and fragment, in ASCII, with
+//! valid `%` triplets; at most 64 bytes with AVX2, 128 with AVX-512BW.
 //!
 //! The component-by-component scan of [`super::parse_with`] pays a setup
 //! and a few checks at the start and the end of every component's run; on
 //! a 60-byte line that costs more than the bytes themselves. Here the line
-//! is classified first, 32 bytes at a time (AVX2), into one `u64` bit mask
-//! per class of byte ([`Masks`]): bytes no component admits raw (`%`,
-//! non-ASCII, controls, space, `[`, …), `/`, `?`, `#`, `:` or `@`, `.`,
-//! uppercase and `-`. The split is then a few `trailing_zeros` on those
+//! is classified first into one bit mask per class of byte ([`Masks`]):
+//! bytes no component admits raw (non-ASCII, controls, space, `[`, …),
+//! `%`, `/`, `?`, `#`, `:` or `@`, `.`, uppercase and `-` — 32 bytes per
+//! AVX2 register, or 64 per AVX-512 register with a masked load that never
+//! reads past the line. The split is then a few `trailing_zeros` on those
 //! masks (the authority ends at the first `/`, `?` or `#` after `//`, the
-//! path at the first `?` or `#`, the query at the first `#`), and each flag
-//! of [`super::flags`] one AND with a component's range of bits.
+//! path at the first `?` or `#`, the query at the first `#`), each `%` is
+//! checked where its mask says it is (RFC 3986 §2.1: two hex digits; a
+//! triplet that §5.3.2.1 or §5.3.2.3 rewrites makes its component dirty),
+//! and each flag of [`super::flags`] is one AND with a component's range
+//! of bits.
 //!
-//! It decides nothing alone: whatever it does not take (a `%`, non-ASCII,
-//! a port, userinfo, an IP literal, another scheme, a longer line, a byte
-//! no component admits) it leaves to [`super::parse_with`], which parses
-//! it, or rejects it, as before. What it takes, it must split exactly as
-//! that parser does, which the tests check on the bundled data and on
-//! generated lines. Its one addition is [`super::flags::PATH_DOT`] left
-//! unset when no `.` follows a `/` in the path, so the rungs need not look
-//! for dot segments (§5.3.2.4).
+//! It decides nothing alone: whatever it does not take (non-ASCII,
+//! userinfo, an IP literal, a scheme without `//`, a longer line, a byte
+//! no component admits, a bad `%`) it leaves to [`super::parse_with`],
+//! which parses it, or rejects it, as before. What it takes, it must split
+//! exactly as that parser does, which the tests check on the bundled data
+//! and on generated lines. Its one addition is [`super::flags::PATH_DOT`]
+//! left unset when no `.` follows a `/` in the path, so the rungs need not
+//! look for dot segments (§5.3.2.4).
+//!
+//! AVX2 stops at 64 bytes: for 65 to 128 bytes, four blocks joined into
+//! `u128` masks cost as much as the component scan (callgrind, BENCHMARKS
+//! §20).
 
 // Only x86-64 has the vector code that builds the masks.
 #![cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
