@@ -103,7 +103,12 @@ pub struct ChunkLines<'a> {
 impl<'a> ChunkLines<'a> {
     pub fn new(bytes: &'a [u8], max_line: usize, charset: Option<Charset>) -> Self {
         let text = match charset {
-            None => std::str::from_utf8(bytes).ok(),
+            // `simdutf8` checks 32 or 64 bytes per step (AVX2, AVX-512)
+            // where `std` goes a word at a time: the whole chunk is checked
+            // here, so this is every input byte. Its `basic` flavour only
+            // says yes or no; a chunk that fails is checked line by line
+            // with `std`, which tells where.
+            None => simdutf8::basic::from_utf8(bytes).ok(),
             Some(_) => None,
         };
         ChunkLines {
