@@ -300,6 +300,21 @@ unsafe fn parse_avx512(input: &str, t: runs::Ssse3) -> Result<IriRef<'_>> {
     unsafe { parse_ssse3(input, t) }
 }
 
+/// [`parse`] without its vector code: the component scan one table lookup
+/// per byte, on any CPU. Same results as [`parse`] (components, host kind,
+/// errors), which uses SSSE3, AVX2 or AVX-512 where the CPU has them; kept
+/// public as the reference those paths are checked against (the `parse`
+/// fuzz target compares the two).
+///
+/// ```
+/// let s = "http://example.com:8080/a/./b?q=%41#f";
+/// let (fast, scalar) = (irinorm::parse(s).unwrap(), irinorm::iri::parse_scalar(s).unwrap());
+/// assert_eq!((fast.host(), fast.port(), fast.path()), (scalar.host(), scalar.port(), scalar.path()));
+/// ```
+pub fn parse_scalar(input: &str) -> Result<IriRef<'_>> {
+    parse_with(input, runs::Scalar)
+}
+
 /// The usual crawl line split from its bit masks ([`wide`]), anything
 /// else by [`parse_ssse3`].
 ///
