@@ -189,6 +189,28 @@ impl<'a> IriRef<'a> {
         (self.fragment_start != NONE).then(|| &self.s[self.fragment_start as usize + 1..])
     }
 
+    /// The seven components, in order: scheme, userinfo, host, port, path
+    /// (always there, maybe empty), query, fragment.
+    ///
+    /// ```
+    /// let r = irinorm::parse("http://u@h:1/p?q#f").unwrap();
+    /// assert_eq!(
+    ///     r.components(),
+    ///     [Some("http"), Some("u"), Some("h"), Some("1"), Some("/p"), Some("q"), Some("f")]
+    /// );
+    /// ```
+    pub fn components(&self) -> [Option<&'a str>; 7] {
+        [
+            self.scheme(),
+            self.userinfo(),
+            self.host(),
+            self.port(),
+            Some(self.path()),
+            self.query(),
+            self.fragment(),
+        ]
+    }
+
     /// Everything before `#` (or the whole reference).
     #[inline]
     pub fn without_fragment(&self) -> &'a str {
@@ -725,16 +747,7 @@ mod tests {
     use super::*;
 
     fn parts(s: &str) -> [Option<&str>; 7] {
-        let r = parse(s).unwrap();
-        [
-            r.scheme(),
-            r.userinfo(),
-            r.host(),
-            r.port(),
-            Some(r.path()),
-            r.query(),
-            r.fragment(),
-        ]
+        parse(s).unwrap().components()
     }
 
     #[test]
