@@ -277,9 +277,11 @@ fn is_canonical(r: &IriRef<'_>, level: Level) -> bool {
     }
 }
 
-/// ToASCII leaves `host`, a lowercase ASCII name with an `xn--` label, as
-/// it is: asked of the per-thread memo of [`crate::host::domain_to_ascii`],
-/// so a crawl's repeated IDN hosts skip the rewrite.
+/// ToASCII leaves `host` as it is. `host` is lowercase ASCII without `%`
+/// but not plainly a DNS name (an `xn--` label, or a byte a plain name
+/// does not have): asked of the per-thread memo of
+/// [`crate::host::domain_to_ascii`], so a crawl's repeated IDN hosts skip
+/// the rewrite.
 #[inline(never)]
 fn keeps_a_labels(host: &str) -> bool {
     matches!(crate::host::domain_to_ascii(host), Ok(Cow::Borrowed(_)))
