@@ -399,20 +399,12 @@ fn parse_with<R: Runs>(input: &str, runs: R) -> Result<IriRef<'_>> {
         // one 8-byte word instead of byte by byte.
         r.scheme_end = j as u32;
         i = j + 1;
-    } else if b.first().is_some_and(|c| c.is_ascii_alphabetic()) {
-        let mut j = 1;
-        let mut upper = b[0].is_ascii_uppercase();
-        while j < len && chars::is(b[j], chars::SCHEME) {
-            upper |= b[j].is_ascii_uppercase();
-            j += 1;
+    } else if let Some((j, upper)) = scheme(b) {
+        r.scheme_end = j as u32;
+        if upper {
+            r.flags |= SCHEME_UPPER;
         }
-        if j < len && b[j] == b':' {
-            r.scheme_end = j as u32;
-            if upper {
-                r.flags |= SCHEME_UPPER;
-            }
-            i = j + 1;
-        }
+        i = j + 1;
     }
 
     // "//" iauthority
@@ -468,6 +460,23 @@ fn parse_with<R: Runs>(input: &str, runs: R) -> Result<IriRef<'_>> {
         }
     }
     Ok(r)
+}
+
+/// The position of the `:` ending the scheme `b` starts with (RFC 3986
+/// §3.1: `ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) ":"`), and whether the
+/// scheme has an uppercase letter; `None` for a relative reference.
+#[inline(always)]
+fn scheme(b: &[u8]) -> Option<(usize, bool)> {
+    if !b.first()?.is_ascii_alphabetic() {
+        return None;
+    }
+    let mut j = 1;
+    let mut upper = b[0].is_ascii_uppercase();
+    while j < b.len() && chars::is(b[j], chars::SCHEME) {
+        upper |= b[j].is_ascii_uppercase();
+        j += 1;
+    }
+    (b.get(j) == Some(&b':')).then_some((j, upper))
 }
 
 /// The end of the scheme if `b` starts with `http://` or `https://` (the

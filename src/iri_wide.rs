@@ -112,7 +112,7 @@ pub(super) fn masks_scalar<B: Bits>(b: &[u8]) -> Masks<B> {
         };
         set(
             &mut m.bad,
-            crate::chars::SCAN[c as usize] & crate::chars::S_FRAGMENT == 0 && c != b'%',
+            chars::SCAN[c as usize] & chars::S_FRAGMENT == 0 && c != b'%',
         );
         set(&mut m.pct, c == b'%');
         set(&mut m.slash, c == b'/');
@@ -184,16 +184,11 @@ pub(super) fn split<'a, B: Bits>(input: &'a str, m: &Masks<B>) -> Option<IriRef<
     let scheme_end = match super::http_scheme(b) {
         Some(j) => j,
         None => {
-            let colon = next(m.colon_at, 0, len);
-            let scheme = b.get(..colon)?;
-            let (first, rest) = scheme.split_first()?;
-            if !first.is_ascii_alphabetic()
-                || !rest.iter().all(|&c| chars::is(c, chars::SCHEME))
-                || b.get(colon..colon + 3) != Some(b"://")
-            {
+            let (colon, upper) = super::scheme(b)?;
+            if b.get(colon..colon + 3) != Some(b"://") {
                 return None;
             }
-            if m.upper & range::<B>(0, colon) != B::ZERO {
+            if upper {
                 flags |= SCHEME_UPPER;
             }
             colon
