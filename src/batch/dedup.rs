@@ -262,7 +262,7 @@ pub fn run(
 
 /// Where a key or example is: in the batch's bytes (offset from the
 /// chunk's start) or in the chunk's arena.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Default)]
 struct Span {
     off: u32,
     len: u32,
@@ -284,7 +284,7 @@ impl Span {
 }
 
 /// A key of a chunk (one per accepted line, or per item of a line).
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Default)]
 struct Entry {
     hash: u64,
     key: Span,
@@ -292,6 +292,9 @@ struct Entry {
     /// 1-based line.
     line: u64,
     item: u32,
+    /// Its place among the chunk's entries in input order (the index of
+    /// its `fresh` flag once the entries are grouped by partition).
+    seq: u32,
 }
 
 /// The keys of one chunk of a batch.
@@ -311,11 +314,14 @@ struct Chunk {
 /// touched — no fresh pages, no regrowth (BENCHMARKS.md §18).
 #[derive(Default)]
 struct ChunkBufs {
+    /// The entries in input order, as the lines are keyed.
     entries: Vec<Entry>,
     arena: Vec<u8>,
-    /// Entry indices grouped by partition: partition `p` is
+    /// The same entries grouped by partition: partition `p` is
     /// `by_part[part_start[p]..part_start[p + 1]]` ([`Chunk::part_start`]).
-    by_part: Vec<u32>,
+    /// The merge of a partition reads its entries in a row, not gathered
+    /// from all over the chunk.
+    by_part: Vec<Entry>,
     /// Per entry: 1 + the partition where it made a new row, else 0
     /// (written and read by [`Table::merge`], for [`Table::tape`]; empty
     /// when the output is not in first-occurrence order).
@@ -410,6 +416,7 @@ impl<'a> ChunkBuilder<'a> {
             example: ex,
             line,
             item,
+            seq: 0,
         });
         true
     }
@@ -444,7 +451,7 @@ impl<'a> ChunkBuilder<'a> {
             fresh,
             ..
         } = &mut bufs;
-        // Group entry indices by partition (counting sort).
+        // Group the entries by partition (counting sort).
         let mut part_start = vec![0u32; PARTS + 1];
         for e in entries.iter() {
             part_start[part_of(e.hash) + 1] += 1;
@@ -453,10 +460,13 @@ impl<'a> ChunkBuilder<'a> {
             part_start[p + 1] += part_start[p];
         }
         let mut fill = part_start.clone();
-        by_part.resize(entries.len(), 0);
+        by_part.resize(entries.len(), Entry::default());
         for (i, e) in entries.iter().enumerate() {
             let p = part_of(e.hash);
-            by_part[fill[p] as usize] = i as u32;
+            by_part[fill[p] as usize] = Entry {
+                seq: i as u32,
+                ..*e
+            };
             fill[p] += 1;
         }
         if order == Order::First {
@@ -845,38 +855,30 @@ impl Table {
             for c in chunks {
                 let data = &batch.data[c.range.clone()];
                 let ChunkBufs {
-                    entries,
                     arena,
                     by_part,
                     fresh,
+                    ..
                 } = &c.bufs;
-                let ids = &by_part[c.part_start[p] as usize..c.part_start[p + 1] as usize];
+                let es = &by_part[c.part_start[p] as usize..c.part_start[p + 1] as usize];
                 // The row that entry n + 1's probe will likely meet, found
                 // by the row stage of the step before (the table is probed
                 // once ahead, not twice).
                 let mut met: [Option<u32>; 2] = [None; 2];
-                for (n, &i) in ids.iter().enumerate() {
-                    // The entries of a partition are scattered over the
-                    // chunk, their keys over the batch, and the rows they
-                    // meet over the partition: ask for each ahead, in the
-                    // order the probe needs them (entry → its key and home
-                    // slot → the row → the row's key), so that a key waits
-                    // for memory once (BENCHMARKS.md §12, §15).
-                    if let Some(&j) = ids.get(n + 8) {
-                        prefetch(&entries[j as usize]);
-                    }
-                    if let Some(&j) = ids.get(n + 4) {
-                        let f = &entries[j as usize];
+                for (n, e) in es.iter().enumerate() {
+                    // A partition's keys are scattered over the batch, and
+                    // the rows they meet over the partition: ask for each
+                    // ahead, in the order the probe needs them (key and
+                    // home slot → the row → the row's key), so that a key
+                    // waits for memory once (BENCHMARKS.md §12, §15).
+                    if let Some(f) = es.get(n + 4) {
                         prefetch(f.key.get(data, arena).as_ptr());
                         part.table.prefetch(f.hash);
                     }
-                    met[n & 1] = ids
-                        .get(n + 2)
-                        .and_then(|&j| part.prefetch_row(entries[j as usize].hash));
+                    met[n & 1] = es.get(n + 2).and_then(|f| part.prefetch_row(f.hash));
                     if let Some(row) = met[(n + 1) & 1] {
                         part.prefetch_key(row);
                     }
-                    let e = &entries[i as usize];
                     let new = part.add(
                         e.hash,
                         e.key.get(data, arena),
@@ -885,7 +887,7 @@ impl Table {
                         1,
                     );
                     if new && taped {
-                        fresh[i as usize].store(p as u8 + 1, Relaxed);
+                        fresh[e.seq as usize].store(p as u8 + 1, Relaxed);
                     }
                 }
             }
