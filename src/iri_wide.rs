@@ -1,26 +1,31 @@
 //! The whole-line parser of the usual crawl line (3987bis §2.2, RFC 3986
-//! §3): `scheme://`, a reg-name or IPv4 host with an optional port (no
-//! userinfo, no IP literal), then path, query and fragment, in ASCII, with
-//! valid `%` triplets; at most 64 bytes with AVX2, 128 with AVX-512BW.
+//! §3): `scheme://`, an ASCII reg-name or IPv4 host with an optional port
+//! (no userinfo, no IP literal), then path, query and fragment, with valid
+//! `%` triplets and `ucschar` characters; at most 64 bytes with AVX2, 128
+//! with AVX-512BW.
 //!
 //! The component-by-component scan of [`super::parse_with`] pays a setup
 //! and a few checks at the start and the end of every component's run; on
 //! a 60-byte line that costs more than the bytes themselves. Here the line
 //! is classified first into one bit mask per class of byte ([`Masks`]):
-//! bytes no component admits raw (non-ASCII, controls, space, `[`, …),
-//! `%`, `/`, `?`, `#`, `:` or `@`, `.`, uppercase and `-` — 32 bytes per
+//! ASCII bytes no component admits raw (controls, space, `[`, …), `%`,
+//! non-ASCII bytes, `/`, `?`, `#`, `:` or `@`, `.`, uppercase and `-` — 32
+//! bytes per
 //! AVX2 register, or 64 per AVX-512 register with a masked load that never
 //! reads past the line. The split is then a few `trailing_zeros` on those
 //! masks (the authority ends at the first `/`, `?` or `#` after `//`, the
 //! path at the first `?` or `#`, the query at the first `#`), each `%` is
 //! checked where its mask says it is (RFC 3986 §2.1: two hex digits; a
 //! triplet that §5.3.2.1 or §5.3.2.3 rewrites makes its component dirty),
-//! and each flag of [`super::flags`] is one AND with a component's range
-//! of bits.
+//! each non-ASCII character after the authority too (§2.2: a `ucschar`,
+//! and §4.1: no bidi formatting character; the URI form encodes it, §3.3,
+//! so it makes its component dirty), and each flag of [`super::flags`] is
+//! one AND with a component's range of bits.
 //!
-//! It decides nothing alone: whatever it does not take (non-ASCII,
-//! userinfo, an IP literal, a scheme without `//`, a longer line, a byte
-//! no component admits, a bad `%`) it leaves to [`super::parse_with`],
+//! It decides nothing alone: whatever it does not take (a non-ASCII host,
+//! a non-ASCII character that is not a `ucschar`, userinfo, an IP literal,
+//! a scheme without `//`, a longer line, a byte no component admits, a bad
+//! `%`) it leaves to [`super::parse_with`],
 //! which parses it, or rejects it, as before. What it takes, it must split
 //! exactly as that parser does, which the tests check on the bundled data
 //! and on generated lines. Its one addition is [`super::flags::PATH_DOT`]
@@ -87,6 +92,9 @@ pub(super) struct Masks<B> {
     bad: B,
     /// `%`: each must start a `pct-encoded` triplet (checked by [`split`]).
     pct: B,
+    /// Non-ASCII bytes (also in `bad`): each character they make up must
+    /// be a `ucschar` (checked by [`split`]).
+    high: B,
     slash: B,
     question: B,
     hash: B,
@@ -115,6 +123,7 @@ pub(super) fn masks_scalar<B: Bits>(b: &[u8]) -> Masks<B> {
             chars::SCAN[c as usize] & chars::S_FRAGMENT == 0 && c != b'%',
         );
         set(&mut m.pct, c == b'%');
+        set(&mut m.high, c >= 0x80);
         set(&mut m.slash, c == b'/');
         set(&mut m.question, c == b'?');
         set(&mut m.hash, c == b'#');
@@ -155,7 +164,7 @@ fn next<B: Bits>(mask: B, from: usize, len: usize) -> usize {
 pub(super) fn split<'a, B: Bits>(input: &'a str, m: &Masks<B>) -> Option<IriRef<'a>> {
     let b = input.as_bytes();
     let len = b.len();
-    if m.bad != B::ZERO {
+    if m.bad & !m.high != B::ZERO {
         return None;
     }
     let mut flags = 0;
@@ -198,6 +207,28 @@ pub(super) fn split<'a, B: Bits>(input: &'a str, m: &Masks<B>) -> Option<IriRef<
     // IPv4 address (§2.2).
     let auth_start = scheme_end + 3;
     let auth_end = next(m.slash | m.question | m.hash, auth_start, len);
+    if m.high != B::ZERO {
+        // Non-ASCII characters, after the authority (an IDN host is the
+        // component scan's): each a `ucschar` and no bidi formatting
+        // character (§2.2, §4.1; `iprivate` in the query is left to the
+        // scan too). The URI form encodes them (§3.3): their component is
+        // dirty. `input` is a `str`: each run of high bytes is whole
+        // characters.
+        if m.high & below::<B>(auth_end) != B::ZERO {
+            return None;
+        }
+        let mut rest = m.high;
+        while rest != B::ZERO {
+            let at = rest.trailing_zeros() as usize;
+            let ch = input.get(at..)?.chars().next()?;
+            if chars::is_bidi_format(ch) || !chars::is_ucschar(ch) {
+                return None;
+            }
+            rest = rest & !below::<B>(at + ch.len_utf8());
+        }
+        flags |= NON_ASCII;
+        dirty |= m.high;
+    }
     let auth = range::<B>(auth_start, auth_end);
     let mut host_end = auth_end;
     if m.colon_at & auth != B::ZERO {
@@ -316,6 +347,7 @@ pub(super) mod x86 {
         Masks {
             bad: join(lo.bad, hi.bad),
             pct: join(lo.pct, hi.pct),
+            high: join(lo.high, hi.high),
             slash: join(lo.slash, hi.slash),
             question: join(lo.question, hi.question),
             hash: join(lo.hash, hi.hash),
@@ -356,6 +388,7 @@ pub(super) mod x86 {
         Masks {
             bad: !_mm512_test_epi8_mask(rows, rows) & line & !pct,
             pct,
+            high: _mm512_movepi8_mask(v),
             slash: eq(b'/'),
             question: eq(b'?'),
             hash: eq(b'#'),
@@ -447,6 +480,7 @@ pub(super) mod x86 {
         let outside = _mm256_cmpeq_epi8(rows, _mm256_setzero_si256());
         m.bad |= put!(_mm256_andnot_si256(pct, outside));
         m.pct |= put!(pct);
+        m.high |= put!(v);
         m.slash |= eq!(b'/');
         m.question |= eq!(b'?');
         m.hash |= eq!(b'#');
