@@ -251,13 +251,16 @@ pub(super) fn split<'a, B: Bits>(input: &'a str, m: &Masks<B>) -> Option<IriRef<
     if m.hyphen & host != B::ZERO {
         flags |= HOST_HYPHEN;
     }
-    let host = &input[auth_start..host_end];
-    let host_kind =
-        if host.as_bytes().first().is_some_and(u8::is_ascii_digit) && host::is_ipv4address(host) {
-            HostKind::Ipv4
-        } else {
-            HostKind::RegName
-        };
+    // Sliced only when it may be an IPv4 address: slicing a `str` is a
+    // call, around which the vector registers of the masks were saved and
+    // reloaded (BENCHMARKS.md §21).
+    let host_kind = if b.get(auth_start).is_some_and(u8::is_ascii_digit)
+        && host::is_ipv4address(&input[auth_start..host_end])
+    {
+        HostKind::Ipv4
+    } else {
+        HostKind::RegName
+    };
     // The path, up to '?' or '#'; a '.' right after a '/' may start a dot
     // segment (§5.3.2.4).
     let path_end = next(m.question | m.hash, auth_end, len);
