@@ -495,6 +495,22 @@ pub fn domain_to_ascii(host: &str) -> Result<Cow<'_, str>, IdnaError> {
     memo::domain_to_ascii(host)
 }
 
+/// The ASCII form of an IDN host as written (`raw`, non-ASCII, of a DNS
+/// scheme at the scheme rung, 3987bis §5.3.3): `to_ascii(raw)` — the
+/// caller's syntax normalization (§5.3.2.1: the characters
+/// percent-encoded) then [`domain_to_ascii`] (which decodes them again) —
+/// handed to `emit`. Remembered per thread by the host as written: a crawl
+/// repeats its IDN hosts, and on a repeat none of the encoding, decoding,
+/// ToASCII or their allocations runs. `to_ascii` must depend on `raw`
+/// alone.
+pub(crate) fn idn_to_ascii(
+    raw: &str,
+    to_ascii: impl FnOnce(&str) -> Result<String, IdnaError>,
+    emit: &mut dyn FnMut(&str),
+) -> Result<(), IdnaError> {
+    memo::idn_to_ascii(raw, to_ascii, emit)
+}
+
 /// A per-thread memo of the IDNA path of [`domain_to_ascii`] (issue 9):
 /// crawl inputs repeat hosts heavily, so UTS #46 runs once per distinct
 /// host and thread, not once per line.
@@ -518,8 +534,45 @@ mod memo {
     /// One slot: the host and what ToASCII made of it.
     type Entry = Option<(Box<str>, Answer)>;
 
+    /// One slot of [`idn_to_ascii`]'s memo: the host as written and its
+    /// ASCII form.
+    type IdnEntry = Option<(Box<str>, Result<Box<str>, IdnaError>)>;
+
     thread_local! {
         static MEMO: RefCell<Vec<Entry>> = RefCell::new(vec![None; SLOTS]);
+        static IDN: RefCell<Vec<IdnEntry>> = RefCell::new(vec![None; SLOTS]);
+    }
+
+    pub(super) fn idn_to_ascii(
+        raw: &str,
+        to_ascii: impl FnOnce(&str) -> Result<String, IdnaError>,
+        emit: &mut dyn FnMut(&str),
+    ) -> Result<(), IdnaError> {
+        if raw.len() > MAX_HOST {
+            return to_ascii(raw).map(|a| emit(&a));
+        }
+        let k = slot(raw);
+        // A hit is written from the memo itself: no copy, no allocation.
+        let hit = IDN.with(|m| match &m.borrow()[k] {
+            Some((h, a)) if **h == *raw => Some(match a {
+                Ok(a) => {
+                    emit(a);
+                    Ok(())
+                }
+                Err(e) => Err(e.clone()),
+            }),
+            _ => None,
+        });
+        if let Some(hit) = hit {
+            return hit;
+        }
+        let a = to_ascii(raw);
+        let kept = match &a {
+            Ok(a) => Ok(a.as_str().into()),
+            Err(e) => Err(e.clone()),
+        };
+        IDN.with(|m| m.borrow_mut()[k] = Some((raw.into(), kept)));
+        a.map(|a| emit(&a))
     }
 
     /// FNV-1a, folded to a slot.
@@ -800,6 +853,44 @@ mod tests {
         }
         let long = format!("{}.De", "\u{00e9}".repeat(100));
         assert_eq!(domain_to_ascii(&long), domain_to_ascii_slow(&long));
+    }
+
+    #[test]
+    fn idn_memo_equals_the_uncached_path() {
+        // As above: evictions, repeats, errors, a host too long to keep;
+        // and `to_ascii` runs once per host as written while it stays.
+        let to_ascii = |h: &str| domain_to_ascii_slow(h).map(Cow::into_owned);
+        let mut hosts: Vec<String> = (0..3 * memo::SLOTS)
+            .map(|i| match i % 4 {
+                0 => format!("M\u{00dc}NCHEN{i}.de"),
+                1 => format!("\u{0645}\u{062b}\u{0627}\u{0644}{i}.example"),
+                2 => format!("\u{FFFD}{i}.example"),
+                _ => format!("caf\u{00e9}{i}.example"),
+            })
+            .collect();
+        hosts.push(format!("{}.De", "\u{00e9}".repeat(100)));
+        for round in 0..3 {
+            for (i, h) in hosts.iter().enumerate() {
+                if (i + round) % 3 == 0 {
+                    continue;
+                }
+                let want = to_ascii(h);
+                for _ in 0..2 {
+                    let mut got = None;
+                    let r = idn_to_ascii(h, to_ascii, &mut |a| got = Some(a.to_owned()));
+                    assert_eq!(r.map(|()| got.unwrap()), want.clone(), "{h}");
+                }
+            }
+        }
+        let calls = std::cell::Cell::new(0);
+        let counted = |h: &str| {
+            calls.set(calls.get() + 1);
+            to_ascii(h)
+        };
+        for _ in 0..3 {
+            idn_to_ascii("b\u{00fc}cher.example", counted, &mut |_| ()).unwrap();
+        }
+        assert_eq!(calls.get(), 1);
     }
 
     // ---- IPv4 -------------------------------------------------------------

@@ -355,11 +355,21 @@ fn canonical_rewrite<'a>(r: &IriRef<'a>, level: Level, nfc: bool) -> Result<Cow<
         let host = &s[hs..he];
         match kind {
             HostKind::RegName => {
-                // Syntax rung (§5.3.2.1), straight into the output: an ASCII
-                // host without '%' is only lowercased; otherwise
-                // `norm_reg_name` also normalizes its percent-encoding.
                 let mark = out.mark();
-                if f & (flags::HOST_PCT | flags::HOST_NON_ASCII) != 0 {
+                let idna = |e: crate::host::IdnaError| Error::new(hs, ErrorKind::Idna(e.0));
+                // An IDN host of a DNS scheme: both rungs below at once,
+                // remembered by the host as written.
+                let idn = dns && f & flags::HOST_NON_ASCII != 0;
+                if idn {
+                    let to_ascii = |h: &str| {
+                        crate::host::domain_to_ascii(&norm_reg_name(h)).map(Cow::into_owned)
+                    };
+                    crate::host::idn_to_ascii(host, to_ascii, &mut |a| out.emit(he, a))
+                        .map_err(idna)?;
+                } else if f & (flags::HOST_PCT | flags::HOST_NON_ASCII) != 0 {
+                    // Syntax rung (§5.3.2.1), straight into the output: an
+                    // ASCII host without '%' is only lowercased; otherwise
+                    // `norm_reg_name` also normalizes its percent-encoding.
                     out.emit(he, &norm_reg_name(host));
                 } else if f & flags::HOST_UPPER != 0 {
                     out.emit_lower(he);
@@ -367,10 +377,11 @@ fn canonical_rewrite<'a>(r: &IriRef<'a>, level: Level, nfc: bool) -> Result<Cow<
                     out.keep(he);
                 }
                 if dns {
-                    let idna = |e: crate::host::IdnaError| Error::new(hs, ErrorKind::Idna(e.0));
                     // ToASCII (§5.3.3) can change only non-ASCII or an
                     // A-label (`xn--`: a '-', perhaps decoded from `%2D`).
-                    if f & (flags::HOST_HYPHEN | flags::HOST_PCT | flags::HOST_NON_ASCII) != 0 {
+                    if !idn
+                        && f & (flags::HOST_HYPHEN | flags::HOST_PCT | flags::HOST_NON_ASCII) != 0
+                    {
                         let a = crate::host::domain_to_ascii(out.tail(mark)).map_err(idna)?;
                         if let Cow::Owned(a) = a {
                             out.rewrite_tail(mark, |_, buf| buf.push_str(&a));
