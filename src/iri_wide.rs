@@ -10,27 +10,27 @@
 //! is classified first into one bit mask per class of byte ([`Masks`]):
 //! ASCII bytes no component admits raw (controls, space, `[`, …), `%`,
 //! non-ASCII bytes, `/`, `?`, `#`, `:` or `@`, `.`, uppercase and `-` — 32
-//! bytes per
-//! AVX2 register, or 64 per AVX-512 register with a masked load that never
-//! reads past the line. The split is then a few `trailing_zeros` on those
-//! masks (the authority ends at the first `/`, `?` or `#` after `//`, the
-//! path at the first `?` or `#`, the query at the first `#`), each `%` is
-//! checked where its mask says it is (RFC 3986 §2.1: two hex digits; a
-//! triplet that §5.3.2.1 or §5.3.2.3 rewrites makes its component dirty),
-//! each non-ASCII character after the authority too (§2.2: a `ucschar`,
-//! and §4.1: no bidi formatting character; the URI form encodes it, §3.3,
-//! so it makes its component dirty), and each flag of [`super::flags`] is
-//! one AND with a component's range of bits.
+//! bytes per AVX2 register, or 64 per AVX-512 register with a masked load
+//! that never reads past the line. The split is then a few
+//! `trailing_zeros` on those masks (the authority ends at the first `/`,
+//! `?` or `#` after `//`, the path at the first `?` or `#`, the query at
+//! the first `#`), each `%` is checked where its mask says it is (RFC 3986
+//! §2.1: two hex digits; a triplet that §5.3.2.1 or §5.3.2.3 rewrites
+//! makes its component dirty), each non-ASCII character after the
+//! authority too (§2.2: a `ucschar`, and §4.1: no bidi formatting
+//! character; the URI form encodes it, §3.3, so it makes its component
+//! dirty), and each flag of [`super::flags`] is one AND with a component's
+//! range of bits.
 //!
 //! It decides nothing alone: whatever it does not take (a non-ASCII host,
 //! a non-ASCII character that is not a `ucschar`, userinfo, an IP literal,
 //! a scheme without `//`, a longer line, a byte no component admits, a bad
-//! `%`) it leaves to [`super::parse_with`],
-//! which parses it, or rejects it, as before. What it takes, it must split
-//! exactly as that parser does, which the tests check on the bundled data
-//! and on generated lines. Its one addition is [`super::flags::PATH_DOT`]
-//! left unset when no `.` follows a `/` in the path, so the rungs need not
-//! look for dot segments (§5.3.2.4).
+//! `%`) it leaves to [`super::parse_with`], which parses it, or rejects
+//! it, as before. What it takes, it must split exactly as that parser
+//! does, which the tests check on the bundled data and on generated lines.
+//! Its one addition is [`super::flags::PATH_DOT`] left unset when no `.`
+//! follows a `/` in the path, so the rungs need not look for dot segments
+//! (§5.3.2.4).
 //!
 //! AVX2 stops at 64 bytes: for 65 to 128 bytes, four blocks joined into
 //! `u128` masks cost as much as the component scan (callgrind, BENCHMARKS

@@ -357,8 +357,9 @@ fn canonical_rewrite<'a>(r: &IriRef<'a>, level: Level, nfc: bool) -> Result<Cow<
             HostKind::RegName => {
                 let mark = out.mark();
                 let idna = |e: crate::host::IdnaError| Error::new(hs, ErrorKind::Idna(e.0));
-                // An IDN host of a DNS scheme: both rungs below at once,
-                // remembered by the host as written.
+                // An IDN host of a DNS scheme: the syntax rung's
+                // percent-encoding (§5.3.2.1) and ToASCII (§5.3.3) at once,
+                // remembered per thread by the host as written.
                 let idn = dns && f & flags::HOST_NON_ASCII != 0;
                 if idn {
                     let to_ascii = |h: &str| {
