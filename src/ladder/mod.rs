@@ -266,19 +266,19 @@ fn is_canonical(r: &IriRef<'_>, level: Level) -> bool {
                 return true;
             }
             let host = r.host().unwrap_or_default();
+            let dns = crate::host::is_dns_scheme(scheme);
             // An empty path may become "/"; an empty host is an error for
             // some DNS schemes (`host_required`), and kept as it is by the
             // others (`file:///x`).
-            if path.is_empty() || (host.is_empty() && crate::host::is_dns_scheme(scheme)) {
+            if path.is_empty() || (host.is_empty() && dns) {
                 return false;
             }
             // ToASCII keeps a lowercase ASCII name without an `xn--` label;
             // one with such a label, when the (memoized) ToASCII says so.
-            !crate::host::is_dns_scheme(scheme)
-                || ((f & flags::HOST_HYPHEN == 0
-                    || crate::host::is_plain_lower_ascii(host)
-                    || keeps_a_labels(host))
-                    && crate::host::verify_dns_length(host).is_ok())
+            !dns || ((f & flags::HOST_HYPHEN == 0
+                || crate::host::is_plain_lower_ascii(host)
+                || keeps_a_labels(host))
+                && crate::host::verify_dns_length(host).is_ok())
         }
         Some(HostKind::Ipv6 | HostKind::IpvFuture) => false,
     }
@@ -362,10 +362,7 @@ fn canonical_rewrite<'a>(r: &IriRef<'a>, level: Level, nfc: bool) -> Result<Cow<
                 // remembered per thread by the host as written.
                 let idn = dns && f & flags::HOST_NON_ASCII != 0;
                 if idn {
-                    let to_ascii = |h: &str| {
-                        crate::host::domain_to_ascii(&norm_reg_name(h)).map(Cow::into_owned)
-                    };
-                    crate::host::idn_to_ascii(host, to_ascii, &mut |a| out.emit(he, a))
+                    crate::host::idn_to_ascii(host, norm_reg_name, &mut |a| out.emit(he, a))
                         .map_err(idna)?;
                 } else if f & (flags::HOST_PCT | flags::HOST_NON_ASCII) != 0 {
                     // Syntax rung (§5.3.2.1), straight into the output: an
