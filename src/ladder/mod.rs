@@ -375,11 +375,10 @@ fn canonical_rewrite<'a>(r: &IriRef<'a>, level: Level, nfc: bool) -> Result<Cow<
                     out.keep(he);
                 }
                 if dns {
-                    // ToASCII (§5.3.3) can change only non-ASCII or an
-                    // A-label (`xn--`: a '-', perhaps decoded from `%2D`).
-                    if !idn
-                        && f & (flags::HOST_HYPHEN | flags::HOST_PCT | flags::HOST_NON_ASCII) != 0
-                    {
+                    // ToASCII (§5.3.3) can change only non-ASCII (done above,
+                    // `idn`) or an A-label (`xn--`: a '-', perhaps decoded
+                    // from `%2D`).
+                    if !idn && f & (flags::HOST_HYPHEN | flags::HOST_PCT) != 0 {
                         let a = crate::host::domain_to_ascii(out.tail(mark)).map_err(idna)?;
                         if let Cow::Owned(a) = a {
                             out.rewrite_tail(mark, |_, buf| buf.push_str(&a));
