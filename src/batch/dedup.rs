@@ -39,7 +39,7 @@ use rayon::prelude::*;
 
 use super::line::{line_key, reject_input, strip_cr, ChunkLines, Text};
 use super::sink::{csv_field, csv_u64};
-use super::slots::{prefetch, Slots};
+use super::slots::{prefetch, prefetch_bytes, Slots};
 use super::sort::sort_by_fields;
 use super::source::{
     chunk_size, for_each_batch, for_each_line, line_chunks, Batch, Format, Item, Layout, Opened,
@@ -774,7 +774,7 @@ impl Part {
     #[inline]
     fn prefetch_key(&self, row: u32) {
         let r = &self.rows[row as usize];
-        prefetch(self.arena.blocks[r.block as usize][r.off as usize..].as_ptr());
+        prefetch_bytes(self.arena.get(r.block, r.off, r.key_len as usize));
     }
 }
 
@@ -872,7 +872,12 @@ impl Table {
                     // home slot → the row → the row's key), so that a key
                     // waits for memory once (BENCHMARKS.md §12, §15).
                     if let Some(f) = es.get(n + 4) {
-                        prefetch(f.key.get(data, arena).as_ptr());
+                        let k = f.key.get(data, arena);
+                        prefetch_bytes(k);
+                        let x = f.example.get(data, arena);
+                        if x.as_ptr() != k.as_ptr() {
+                            prefetch_bytes(x);
+                        }
                         part.table.prefetch(f.hash);
                     }
                     met[n & 1] = es.get(n + 2).and_then(|f| part.prefetch_row(f.hash));

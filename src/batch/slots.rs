@@ -40,6 +40,22 @@ pub(super) fn prefetch<T>(p: *const T) {
     let _ = p;
 }
 
+/// Ask for every cache line of `bytes` (up to four: a longer key is
+/// compared past the first lines while the rest arrive).
+#[inline(always)]
+pub(super) fn prefetch_bytes(bytes: &[u8]) {
+    let start = bytes.as_ptr() as usize;
+    let end = start + bytes.len();
+    let mut line = start & !63;
+    for _ in 0..4 {
+        if line >= end {
+            break;
+        }
+        prefetch(line as *const u8);
+        line += 64;
+    }
+}
+
 /// Hash → row numbers (`u32`), see the module doc.
 #[derive(Default)]
 pub(super) struct Slots {
