@@ -10,10 +10,11 @@
 //!    than the repeats it saved the merge (BENCHMARKS.md §10).
 //! 2. The partitions are merged in parallel, each by one task that walks the
 //!    batch's chunks *in order*: the first row inserted for a key is its
-//!    first occurrence, without locks and whatever the scheduling. A row
-//!    holds its count, origin (input, line, item of a `--split-spaces`
-//!    line) and its key and example in the partition's arena, so the batch
-//!    can be dropped; the table's slot holds 32 bits of its hash.
+//!    first occurrence, without locks and whatever the scheduling. A row is
+//!    a record in the partition's arena — its count, origin (input, line,
+//!    item of a `--split-spaces` line), key and example side by side — so
+//!    the batch can be dropped; the table's slot holds 32 bits of its hash
+//!    and where the record is, so a probe reads the slot, then one place.
 //! 3. When the partitions would hold more than [`Config::memory`] bytes,
 //!    each partition's rows are appended to its own files in a temporary
 //!    directory and the tables start empty again.
@@ -199,8 +200,8 @@ pub fn run(
     obs: &mut dyn Observer,
     out: &mut (dyn FnMut(&[u8]) -> Result<(), Error> + Send),
 ) -> Result<Summary, Error> {
-    let names: Vec<String> = inputs.iter().map(|o| o.name.clone()).collect();
     let mut table = Table::new(cfg);
+    let names: Vec<String> = inputs.iter().map(|o| o.name.clone()).collect();
     let spares = Spares::default();
     let mut stats = Stats::default();
     let mut layout: Option<Layout> = None;
@@ -223,7 +224,7 @@ pub fn run(
                 Item::Batch(b) => b,
             };
             let chunks = cfg.on_pool(|| {
-                let chunks = key_batch(
+                key_batch(
                     &batch,
                     layout.as_ref(),
                     cdx.as_ref(),
@@ -231,10 +232,19 @@ pub fn run(
                     cfg,
                     &table.hasher,
                     &spares,
-                );
-                table.merge(&batch, &chunks);
-                chunks
+                )
             });
+            if !table.room_for(&chunks) {
+                cfg.on_pool(|| table.spill())?;
+                if !table.room_for(&chunks) {
+                    return Err(Error::msg(format!(
+                        "a batch of {} bytes holds more keys than one partition can \
+                         index (a smaller batch would fit)",
+                        batch.bytes
+                    )));
+                }
+            }
+            cfg.on_pool(|| table.merge(&batch, &chunks));
             if table.bytes() > table.memory {
                 cfg.on_pool(|| table.spill())?;
             }
@@ -305,6 +315,9 @@ struct Chunk {
     bufs: ChunkBufs,
     /// Where each partition's entries start in `bufs.by_part`.
     part_start: Vec<u32>,
+    /// Per partition: at most the bytes its new records would take
+    /// ([`Table::room_for`]).
+    part_bytes: Vec<u64>,
     stats: Stats,
     rejects: Vec<Reject>,
 }
@@ -453,8 +466,11 @@ impl<'a> ChunkBuilder<'a> {
         } = &mut bufs;
         // Group the entries by partition (counting sort).
         let mut part_start = vec![0u32; PARTS + 1];
+        let mut part_bytes = vec![0u64; PARTS];
         for e in entries.iter() {
-            part_start[part_of(e.hash) + 1] += 1;
+            let p = part_of(e.hash);
+            part_start[p + 1] += 1;
+            part_bytes[p] += record_bound(e);
         }
         for p in 0..PARTS {
             part_start[p + 1] += part_start[p];
@@ -477,10 +493,18 @@ impl<'a> ChunkBuilder<'a> {
             range,
             bufs,
             part_start,
+            part_bytes,
             stats,
             rejects,
         }
     }
+}
+
+/// At most the bytes of the record an entry makes if its key is new.
+#[inline]
+fn record_bound(e: &Entry) -> u64 {
+    let lens = (e.key.len & !ARENA) as u64 + (e.example.len & !ARENA) as u64;
+    (HEAD + 7) as u64 + lens
 }
 
 /// Key every unit of `batch` in parallel; chunks come back in input order.
@@ -609,29 +633,33 @@ fn key_hash(hasher: &foldhash::fast::FixedState, key: &[u8]) -> u64 {
     h.finish()
 }
 
-/// A distinct key in a partition. Its hash is not kept (40 bytes, not 48):
-/// the table's slots hold 32 bits of it, which is all a probe needs before
-/// it compares the key, and a spill computes it again.
+/// A distinct key in a partition, as its record in the partition's arena
+/// holds it ([`Arena::push`]). The record is the row: the table's slot
+/// names it, so a probe reads one place (the header it updates is next to
+/// the key it compares), and the output reads the example next to both.
+/// The hash is not kept: the slot has it, and a spill computes it again.
 #[derive(Clone, Copy)]
 struct Row {
-    /// Where the key is in the partition's arena ([`Arena`]); the example
-    /// follows it.
-    block: u32,
-    off: u32,
+    /// Where the record is ([`Arena::push`]).
+    at: u32,
     key_len: u32,
     ex_len: u32,
     file: u32,
     item: u32,
     /// 1-based line.
     line: u64,
+    /// Occurrences; 0 for a record replaced by one with an earlier origin.
     count: u64,
 }
-
-const ROW_BYTES: usize = std::mem::size_of::<Row>();
 
 /// `Row::ex_len` of a row whose example is its key (stored once). Keys and
 /// examples are shorter than 2³¹ bytes ([`ARENA`]), so the bit is free.
 const SAME: u32 = 1 << 31;
+
+/// A record's header: count (8 bytes), line (8), file, item, key length,
+/// example length (4 each), native-endian; then the key, then the example
+/// unless it is the key, then padding to 8 bytes.
+const HEAD: usize = 32;
 
 impl Row {
     fn origin(&self) -> (u32, u64, u32) {
@@ -639,26 +667,49 @@ impl Row {
     }
 }
 
-/// Bytes in blocks that never move: growing the arena copies nothing.
+#[inline]
+fn u64_at(b: &[u8], i: usize) -> u64 {
+    let mut w = [0; 8];
+    w.copy_from_slice(&b[i..i + 8]);
+    u64::from_ne_bytes(w)
+}
+
+#[inline]
+fn u32_at(b: &[u8], i: usize) -> u32 {
+    let mut w = [0; 4];
+    w.copy_from_slice(&b[i..i + 4]);
+    u32::from_ne_bytes(w)
+}
+
+/// Records in blocks that never move: growing the arena copies nothing.
 #[derive(Default)]
 struct Arena {
     blocks: Vec<Vec<u8>>,
     bytes: usize,
 }
 
-/// Size of an arena block (a larger item gets a block of its own).
+/// Size of an arena block (a larger record gets a block of its own).
 const BLOCK: usize = 1 << 20;
+/// Bits of a record's place for its offset in a block, in 8-byte units
+/// (records are 8-byte aligned, and start in the first [`BLOCK`] bytes).
+const OFF_BITS: u32 = 17;
+/// Blocks a partition's arena may hold: a record's place is a `u32`, and
+/// the table's slot keeps it + 1. [`Table::room_for`] spills before a
+/// batch could pass this (32 GiB in one partition).
+const MAX_BLOCKS: usize = (1 << (32 - OFF_BITS)) - 1;
 
 impl Arena {
-    /// Append a key and its example (the example once more only when it
-    /// differs from the key: most lines of a crawl are already canonical);
-    /// where they start, and the row's `ex_len`.
+    /// Append the record of a new row: its header, key and example (the
+    /// example once more only when it differs from the key: most lines of
+    /// a crawl are already canonical); where it is (block << [`OFF_BITS`]
+    /// | offset / 8). The caller keeps the arena under [`MAX_BLOCKS`].
     #[inline]
-    fn push(&mut self, key: &[u8], example: &[u8]) -> (u32, u32, u32) {
+    fn push(&mut self, key: &[u8], example: &[u8], origin: (u32, u64, u32), count: u64) -> u32 {
         // A key borrowed from its line is the example itself: no compare.
         let same =
             (key.as_ptr() == example.as_ptr() && key.len() == example.len()) || key == example;
-        let n = key.len() + if same { 0 } else { example.len() };
+        let body = key.len() + if same { 0 } else { example.len() };
+        let n = (HEAD + body + 7) & !7;
         let fits = self
             .blocks
             .last()
@@ -670,17 +721,63 @@ impl Arena {
         let i = self.blocks.len() - 1;
         let last = &mut self.blocks[i];
         let off = last.len();
-        last.extend_from_slice(key);
-        if same {
-            return (i as u32, off as u32, SAME);
+        let ex_len = if same { SAME } else { example.len() as u32 };
+        last.extend_from_slice(&count.to_ne_bytes());
+        last.extend_from_slice(&origin.1.to_ne_bytes());
+        for w in [origin.0, origin.2, key.len() as u32, ex_len] {
+            last.extend_from_slice(&w.to_ne_bytes());
         }
-        last.extend_from_slice(example);
-        (i as u32, off as u32, example.len() as u32)
+        last.extend_from_slice(key);
+        if !same {
+            last.extend_from_slice(example);
+        }
+        last.resize(off + n, 0);
+        debug_assert!(i < MAX_BLOCKS && off < BLOCK && off.is_multiple_of(8));
+        ((i as u32) << OFF_BITS) | (off >> 3) as u32
+    }
+
+    /// The block and offset of the record at `at`.
+    #[inline]
+    fn block(&self, at: u32) -> (&[u8], usize) {
+        let off = ((at & ((1 << OFF_BITS) - 1)) as usize) << 3;
+        (&self.blocks[(at >> OFF_BITS) as usize], off)
+    }
+
+    /// The row of the record at `at`.
+    #[inline]
+    fn row(&self, at: u32) -> Row {
+        let (b, o) = self.block(at);
+        Row {
+            at,
+            count: u64_at(b, o),
+            line: u64_at(b, o + 8),
+            file: u32_at(b, o + 16),
+            item: u32_at(b, o + 20),
+            key_len: u32_at(b, o + 24),
+            ex_len: u32_at(b, o + 28),
+        }
+    }
+
+    /// The key of the record at `at` (without decoding the rest).
+    #[inline]
+    fn key_at(&self, at: u32) -> &[u8] {
+        let (b, o) = self.block(at);
+        let len = u32_at(b, o + 24) as usize;
+        &b[o + HEAD..o + HEAD + len]
     }
 
     #[inline]
-    fn get(&self, block: u32, off: u32, len: usize) -> &[u8] {
-        &self.blocks[block as usize][off as usize..off as usize + len]
+    fn set_count(&mut self, at: u32, count: u64) {
+        let off = ((at & ((1 << OFF_BITS) - 1)) as usize) << 3;
+        self.blocks[(at >> OFF_BITS) as usize][off..off + 8].copy_from_slice(&count.to_ne_bytes());
+    }
+
+    /// The record's bytes from its header to the end of its key (what a
+    /// probe reads), if its key is `key_len` bytes long.
+    #[inline]
+    fn probed(&self, at: u32, key_len: usize) -> &[u8] {
+        let (b, o) = self.block(at);
+        &b[o..(o + HEAD + key_len).min(b.len())]
     }
 }
 
@@ -688,14 +785,16 @@ impl Arena {
 #[derive(Default)]
 struct Part {
     table: Slots,
-    rows: Vec<Row>,
+    /// Where each record is, in the order the rows were added.
+    recs: Vec<u32>,
     arena: Arena,
 }
 
 impl Part {
     #[inline]
     fn key(&self, r: &Row) -> &[u8] {
-        self.arena.get(r.block, r.off, r.key_len as usize)
+        let (b, o) = self.arena.block(r.at);
+        &b[o + HEAD..o + HEAD + r.key_len as usize]
     }
 
     #[inline]
@@ -703,13 +802,28 @@ impl Part {
         if r.ex_len == SAME {
             return self.key(r);
         }
-        self.arena
-            .get(r.block, r.off + r.key_len, r.ex_len as usize)
+        let (b, o) = self.arena.block(r.at);
+        let start = o + HEAD + r.key_len as usize;
+        &b[start..start + r.ex_len as usize]
+    }
+
+    /// The `i`-th row added.
+    #[inline]
+    fn row(&self, i: usize) -> Row {
+        self.arena.row(self.recs[i])
+    }
+
+    /// The rows, in the order they were added (without the replaced ones).
+    fn rows(&self) -> impl Iterator<Item = Row> + '_ {
+        self.recs
+            .iter()
+            .map(|&at| self.arena.row(at))
+            .filter(|r| r.count > 0)
     }
 
     /// Bytes this partition holds (capacities: what the process touches).
     fn bytes(&self) -> usize {
-        self.arena.bytes + self.rows.capacity() * ROW_BYTES + self.table.bytes()
+        self.arena.bytes + self.recs.capacity() * 4 + self.table.bytes()
     }
 
     /// Count `count` occurrences of `key`, first seen at `origin` with
@@ -724,57 +838,61 @@ impl Part {
         origin: (u32, u64, u32),
         count: u64,
     ) -> bool {
-        let (rows, arena) = (&self.rows, &self.arena);
-        let found = self.table.find(hash, |i| {
-            let r = &rows[i as usize];
-            arena.get(r.block, r.off, r.key_len as usize) == key
-        });
-        let at = match found {
-            Ok(i) => {
-                let r = &mut self.rows[i as usize];
-                r.count += count;
+        let arena = &self.arena;
+        match self.table.find(hash, |at| arena.key_at(at) == key) {
+            Ok((slot, at)) => {
+                let r = self.arena.row(at);
                 if origin < r.origin() {
-                    // Only after a spill can a later-read row be earlier.
-                    let (block, off, ex_len) = self.arena.push(key, example);
-                    let r = &mut self.rows[i as usize];
-                    (r.block, r.off, r.ex_len) = (block, off, ex_len);
-                    (r.file, r.line, r.item) = origin;
+                    // Only after a spill can a later-read row be earlier:
+                    // a record with that origin and example replaces it.
+                    let new = self.arena.push(key, example, origin, r.count + count);
+                    self.arena.set_count(at, 0);
+                    self.table.set(slot, new);
+                    self.recs.push(new);
+                } else {
+                    self.arena.set_count(at, r.count + count);
                 }
-                return false;
+                false
             }
-            Err(at) => at,
+            Err(vacant) => {
+                let at = self.arena.push(key, example, origin, count);
+                self.recs.push(at);
+                self.table.fill(vacant, hash, at);
+                true
+            }
+        }
+    }
+
+    /// Ask for the first line of the record at `at` (its header).
+    #[inline]
+    fn prefetch_record(&self, at: u32) {
+        let (b, o) = self.arena.block(at);
+        prefetch(b[o..].as_ptr());
+    }
+
+    /// Ask for the record at `at` past its first line (its header was
+    /// asked for by [`Part::prefetch_record`] earlier).
+    #[inline]
+    fn prefetch_rest(&self, at: u32) {
+        let r = self.arena.row(at);
+        let (b, o) = self.arena.block(at);
+        let ex = if r.ex_len == SAME {
+            0
+        } else {
+            r.ex_len as usize
         };
-        let (block, off, ex_len) = self.arena.push(key, example);
-        let idx = self.rows.len() as u32;
-        self.rows.push(Row {
-            block,
-            off,
-            key_len: key.len() as u32,
-            ex_len,
-            file: origin.0,
-            item: origin.2,
-            line: origin.1,
-            count,
-        });
-        self.table.fill(at, hash, idx);
-        true
+        let end = o + HEAD + r.key_len as usize + ex;
+        prefetch_bytes(&b[((o | 63) + 1).min(end)..end]);
     }
 
-    /// Ask for the row that a later [`Part::add`] of `hash` will most
-    /// likely compare (after [`Slots::prefetch`] of its slot); that row.
+    /// Ask for the record that a later [`Part::add`] of `hash` and a key of
+    /// `key_len` bytes will most likely compare (after [`Slots::prefetch`]
+    /// of its slot).
     #[inline]
-    fn prefetch_row(&self, hash: u64) -> Option<u32> {
-        let i = self.table.peek(hash)?;
-        prefetch(&self.rows[i as usize]);
-        Some(i)
-    }
-
-    /// Ask for the key bytes of `row` (that [`Part::prefetch_row`] named;
-    /// rows are only appended, so it is still a row).
-    #[inline]
-    fn prefetch_key(&self, row: u32) {
-        let r = &self.rows[row as usize];
-        prefetch_bytes(self.arena.get(r.block, r.off, r.key_len as usize));
+    fn prefetch_row(&self, hash: u64, key_len: usize) {
+        if let Some(at) = self.table.peek(hash) {
+            prefetch_bytes(self.arena.probed(at, key_len));
+        }
     }
 }
 
@@ -790,6 +908,8 @@ struct Table {
     /// ([`write_by_origin`]) without comparing origins.
     tape: Option<Vec<u8>>,
     memory: usize,
+    /// Blocks a partition's arena may reach ([`MAX_BLOCKS`]; less in tests).
+    max_blocks: usize,
     temp_dir: Option<PathBuf>,
     spill: Option<SpillDir>,
     spills: u64,
@@ -840,6 +960,10 @@ impl Table {
             parts: (0..PARTS).map(|_| Part::default()).collect(),
             tape: (cfg.order == Order::First).then(Vec::new),
             memory: cfg.memory,
+            #[cfg(not(test))]
+            max_blocks: MAX_BLOCKS,
+            #[cfg(test)]
+            max_blocks: tests::TABLE_MAX_BLOCKS.get(),
             temp_dir: cfg.temp_dir.clone(),
             spill: None,
             spills: 0,
@@ -861,17 +985,14 @@ impl Table {
                     ..
                 } = &c.bufs;
                 let es = &by_part[c.part_start[p] as usize..c.part_start[p + 1] as usize];
-                // The row that entry n + 1's probe will likely meet, found
-                // by the row stage of the step before (the table is probed
-                // once ahead, not twice).
-                let mut met: [Option<u32>; 2] = [None; 2];
                 for (n, e) in es.iter().enumerate() {
                     // A partition's keys are scattered over the batch, and
                     // the rows they meet over the partition: ask for each
-                    // ahead, in the order the probe needs them (key and
-                    // home slot → the row → the row's key), so that a key
-                    // waits for memory once (BENCHMARKS.md §12, §15).
-                    if let Some(f) = es.get(n + 4) {
+                    // ahead, in the order the probe needs them (key,
+                    // example and home slot 8 entries ahead → the record
+                    // the slot names 4 ahead), so that a key waits for
+                    // memory once (BENCHMARKS.md §12, §15, §24).
+                    if let Some(f) = es.get(n + 8) {
                         let k = f.key.get(data, arena);
                         prefetch_bytes(k);
                         let x = f.example.get(data, arena);
@@ -880,9 +1001,8 @@ impl Table {
                         }
                         part.table.prefetch(f.hash);
                     }
-                    met[n & 1] = es.get(n + 2).and_then(|f| part.prefetch_row(f.hash));
-                    if let Some(row) = met[(n + 1) & 1] {
-                        part.prefetch_key(row);
+                    if let Some(f) = es.get(n + 4) {
+                        part.prefetch_row(f.hash, (f.key.len & !ARENA) as usize);
                     }
                     let new = part.add(
                         e.hash,
@@ -908,6 +1028,19 @@ impl Table {
                 );
             }
         }
+    }
+
+    /// Whether every partition's arena stays within `max_blocks` when
+    /// `chunks` are merged, even if every key is new. A block is opened
+    /// only for a record that did not fit in the one before, so each two
+    /// blocks in a row hold more than [`BLOCK`] bytes: `n` bytes of new
+    /// records open at most `2n / BLOCK + 1` blocks.
+    fn room_for(&self, chunks: &[Chunk]) -> bool {
+        self.parts.iter().enumerate().all(|(p, part)| {
+            let bytes: u64 = chunks.iter().map(|c| c.part_bytes[p]).sum();
+            let opened = 2 * bytes / BLOCK as u64 + 1;
+            part.arena.blocks.len() as u64 + opened <= self.max_blocks as u64
+        })
     }
 
     fn bytes(&self) -> usize {
@@ -949,7 +1082,7 @@ impl Table {
             .map(|(p, part)| {
                 let part = std::mem::take(part);
                 let mut n = [0u64; SPLIT];
-                if part.rows.is_empty() {
+                if part.recs.is_empty() {
                     return Ok(n);
                 }
                 let mut writers = Vec::with_capacity(SPLIT);
@@ -964,11 +1097,11 @@ impl Table {
                         .map_err(|e| spill_ref.err(&e))?;
                     writers.push(BufWriter::with_capacity(1 << 16, f));
                 }
-                for r in &part.rows {
-                    let key = part.key(r);
+                for r in part.rows() {
+                    let key = part.key(&r);
                     let hash = key_hash(hasher, key);
                     let sub = split_of(hash);
-                    n[sub] += write_spilled(&mut writers[sub], hash, r, key, part.example(r))
+                    n[sub] += write_spilled(&mut writers[sub], hash, &r, key, part.example(&r))
                         .map_err(|e| spill_ref.err(&e))?;
                 }
                 for w in &mut writers {
@@ -1031,10 +1164,10 @@ impl Table {
                     let mut r = BufReader::with_capacity(1 << 16, f);
                     let mut key = Vec::new();
                     let mut ex = Vec::new();
-                    while let Some((hash, row)) =
+                    while let Some(row) =
                         read_spilled(&mut r, &mut key, &mut ex).map_err(|e| spill.err(&e))?
                     {
-                        part.add(hash, &key, &ex, row.origin(), row.count);
+                        part.add(row.hash, &key, &ex, row.origin, row.count);
                     }
                 }
                 std::fs::remove_file(&path).map_err(|e| spill.err(&e))?;
@@ -1043,11 +1176,11 @@ impl Table {
                 let mut w = BufWriter::with_capacity(1 << 16, f);
                 let mut n = 0;
                 for (r, surt) in rows {
-                    let k = part.key(r);
-                    let (a, b) = sort_key(order, r, k, surt);
+                    let k = part.key(&r);
+                    let (a, b) = sort_key(order, &r, k, surt);
                     // In SURT order, `a` is the SURT.
                     let shown = shown(show_surt, k, (order == Order::Surt).then_some(&a[..]));
-                    n += write_sorted(&mut w, &a, &b, &shown, r, part.example(r))
+                    n += write_sorted(&mut w, &a, &b, &shown, &r, part.example(&r))
                         .map_err(|e| spill.err(&e))?;
                 }
                 w.flush().map_err(|e| spill.err(&e))?;
@@ -1122,11 +1255,11 @@ impl Table {
         let mut all: Vec<Sorted> = self
             .parts
             .iter()
-            .flat_map(|p| p.rows.iter().map(move |r| (p, r, None)))
+            .flat_map(|p| p.recs.iter().map(move |&at| (p, at, None)))
             .collect();
         let surts: Vec<(Vec<u8>, Vec<usize>)>;
         if self.order == Order::Key {
-            all = sort_by_fields(all, 1, |(p, r, _), _| p.key(r));
+            all = sort_by_fields(all, 1, |(p, at, _), _| p.arena.key_at(*at));
         } else {
             // The SURTs in one buffer per block of rows, not one `Vec`
             // each: freeing 10^6 small strings in sorted order cost more
@@ -1136,8 +1269,8 @@ impl Table {
                 .par_chunks(SURTS)
                 .map(|rows| {
                     let (mut buf, mut ends) = (Vec::new(), Vec::with_capacity(rows.len()));
-                    for &(p, r, _) in rows {
-                        buf.extend_from_slice(&crate::surt::surt_of_key(p.key(r)));
+                    for &(p, at, _) in rows {
+                        buf.extend_from_slice(&crate::surt::surt_of_key(p.arena.key_at(at)));
                         ends.push(buf.len());
                     }
                     (buf, ends)
@@ -1151,27 +1284,27 @@ impl Table {
                     starts
                         .zip(ends)
                         .zip(rows)
-                        .map(|((start, &end), &(p, r, _))| (p, r, Some(&buf[start..end])))
+                        .map(|((start, &end), &(p, at, _))| (p, at, Some(&buf[start..end])))
                 })
                 .collect();
-            all = sort_by_fields(keyed, 2, |(p, r, surt), f| match f {
+            all = sort_by_fields(keyed, 2, |(p, at, surt), f| match f {
                 0 => surt.unwrap_or_default(),
-                _ => p.key(r),
+                _ => p.arena.key_at(*at),
             });
         }
         let pieces: Vec<&[Sorted]> = all.chunks(PIECE).collect();
         write_pieces(&pieces, out, |rows, text| {
             text.reserve(rows.len() * 128);
-            for (i, &(p, r, surt)) in rows.iter().enumerate() {
-                // Sorted, the rows and keys are all over memory: ask ahead,
-                // as `write_by_origin` does.
-                if let Some(&(_, r, _)) = rows.get(i + AHEAD_ROW) {
-                    prefetch(r);
+            for (i, &(p, at, surt)) in rows.iter().enumerate() {
+                // Sorted, the records are all over memory: ask ahead, as
+                // `write_by_origin` does.
+                if let Some(&(p, at, _)) = rows.get(i + AHEAD_ROW) {
+                    p.prefetch_record(at);
                 }
-                if let Some(&(p, r, _)) = rows.get(i + AHEAD_KEY) {
-                    prefetch(p.key(r).as_ptr());
+                if let Some(&(p, at, _)) = rows.get(i + AHEAD_KEY) {
+                    p.prefetch_rest(at);
                 }
-                format(text, p, r, surt);
+                format(text, p, &p.arena.row(at), surt);
             }
         })?;
         Ok(all.len() as u64)
@@ -1184,7 +1317,8 @@ impl Table {
 /// and 32 K rows, BENCHMARKS.md §17).
 const PIECE: usize = 1 << 12;
 
-/// How far ahead [`write_by_origin`] asks for a row, and for its key.
+/// How far ahead [`write_by_origin`] asks for a row's record, and for the
+/// rest of it (which its header measures).
 const AHEAD_ROW: usize = 32;
 const AHEAD_KEY: usize = 16;
 
@@ -1207,11 +1341,11 @@ impl Ahead {
 
     /// `f` on each row not yet visited up to `dist` rows after row `i`.
     #[inline]
-    fn upto(&mut self, i: usize, tape: &[u8], parts: &[Part], f: impl Fn(&Part, &Row)) {
+    fn upto(&mut self, i: usize, tape: &[u8], parts: &[Part], f: impl Fn(&Part, u32)) {
         while self.j < tape.len() && self.j <= i + self.dist {
             let q = tape[self.j] as usize;
-            if let Some(r) = parts[q].rows.get(self.next[q]) {
-                f(&parts[q], r);
+            if let Some(&at) = parts[q].recs.get(self.next[q]) {
+                f(&parts[q], at);
             }
             self.next[q] += 1;
             self.j += 1;
@@ -1235,7 +1369,7 @@ fn write_by_origin(
 ) -> Result<u64, Error> {
     debug_assert_eq!(
         tape.len(),
-        parts.iter().map(|p| p.rows.len()).sum::<usize>()
+        parts.iter().map(|p| p.recs.len()).sum::<usize>()
     );
     let pieces: Vec<&[u8]> = tape.chunks(piece.max(1)).collect();
     // starts[j][p]: rows of partition p before piece j.
@@ -1252,16 +1386,16 @@ fn write_by_origin(
         text.reserve(t.len() * 128);
         let mut next = start.clone();
         // The rows come from every partition in turn, too many streams for
-        // the hardware to see: ask for each row `AHEAD_ROW` rows ahead, and
-        // for its key (which the row locates) `AHEAD_KEY` ahead
-        // (BENCHMARKS.md §17).
+        // the hardware to see: ask for each row's record `AHEAD_ROW` rows
+        // ahead, and for the rest of it (which its header measures)
+        // `AHEAD_KEY` ahead (BENCHMARKS.md §17).
         let mut rows = Ahead::new(start, AHEAD_ROW);
         let mut keys = Ahead::new(start, AHEAD_KEY);
         for (i, &p) in t.iter().enumerate() {
-            rows.upto(i, t, parts, |_, r| prefetch(r));
-            keys.upto(i, t, parts, |part, r| prefetch(part.key(r).as_ptr()));
+            rows.upto(i, t, parts, Part::prefetch_record);
+            keys.upto(i, t, parts, Part::prefetch_rest);
             let part = &parts[p as usize];
-            format(text, part, &part.rows[next[p as usize]]);
+            format(text, part, &part.row(next[p as usize]));
             next[p as usize] += 1;
         }
     })?;
@@ -1302,7 +1436,7 @@ fn write_pieces<P: Sync>(
 
 /// A row of the sorted output, with its key's SURT where the sort computed
 /// it.
-type Sorted<'a> = (&'a Part, &'a Row, Option<&'a [u8]>);
+type Sorted<'a> = (&'a Part, u32, Option<&'a [u8]>);
 
 /// The canonical column: the key, or its SURT (`known`, if computed already).
 fn shown<'a>(surt: bool, key: &'a [u8], known: Option<&'a [u8]>) -> std::borrow::Cow<'a, [u8]> {
@@ -1316,22 +1450,27 @@ fn shown<'a>(surt: bool, key: &'a [u8], known: Option<&'a [u8]>) -> std::borrow:
 
 /// A partition's rows in output order, in SURT order with their SURTs
 /// (computed once, for the sort and then the sorted run).
-fn sort_rows(part: &Part, order: Order) -> Vec<(&Row, Option<Vec<u8>>)> {
-    let mut rows: Vec<&Row> = part.rows.iter().collect();
+fn sort_rows(part: &Part, order: Order) -> Vec<(Row, Option<Vec<u8>>)> {
+    let mut rows: Vec<Row> = part.rows().collect();
     match order {
         Order::First => rows.sort_unstable_by_key(|r| r.origin()),
-        Order::Key => rows = sort_by_fields(rows, 1, |r, _| part.key(r)),
+        Order::Key => {
+            // The field borrows from the item: the part goes with each row.
+            let with: Vec<(&Part, Row)> = rows.into_iter().map(|r| (part, r)).collect();
+            let sorted = sort_by_fields(with, 1, |(p, r), _| p.key(r));
+            rows = sorted.into_iter().map(|(_, r)| r).collect();
+        }
         Order::Surt => {
-            let keyed: Vec<(Vec<u8>, &Row)> = rows
+            let keyed: Vec<(Vec<u8>, &Part, Row)> = rows
                 .into_iter()
-                .map(|r| (crate::surt::surt_of_key(part.key(r)), r))
+                .map(|r| (crate::surt::surt_of_key(part.key(&r)), part, r))
                 .collect();
-            return sort_by_fields(keyed, 2, |(surt, r), f| match f {
+            return sort_by_fields(keyed, 2, |(surt, p, r), f| match f {
                 0 => surt,
-                _ => part.key(r),
+                _ => p.key(r),
             })
             .into_iter()
-            .map(|(surt, r)| (r, Some(surt)))
+            .map(|(surt, _, r)| (r, Some(surt)))
             .collect();
         }
     }
@@ -1415,11 +1554,19 @@ fn write_spilled(
     Ok(40 + 16 + (key.len() + example.len()) as u64)
 }
 
+/// A spilled row as read back (its key and example go to the caller's
+/// buffers).
+struct Spilled {
+    hash: u64,
+    origin: (u32, u64, u32),
+    count: u64,
+}
+
 fn read_spilled(
     r: &mut impl Read,
     key: &mut Vec<u8>,
     ex: &mut Vec<u8>,
-) -> io::Result<Option<(u64, Row)>> {
+) -> io::Result<Option<Spilled>> {
     let Some(hash) = get_u64(r)? else {
         return Ok(None);
     };
@@ -1429,17 +1576,11 @@ fn read_spilled(
     let item = need_u64(r)? as u32;
     get_bytes(r, key)?;
     get_bytes(r, ex)?;
-    let row = Row {
-        block: 0,
-        off: 0,
-        key_len: key.len() as u32,
-        ex_len: ex.len() as u32,
-        file,
-        item,
-        line,
+    Ok(Some(Spilled {
+        hash,
+        origin: (file, line, item),
         count,
-    };
-    Ok(Some((hash, row)))
+    }))
 }
 
 /// A row of a sorted run.
@@ -1580,14 +1721,14 @@ mod tests {
     fn pieces_cut_from_the_tape_write_what_one_sort_writes() {
         for rows in [0, 1, 2, 5, 999, 2500] {
             let (parts, tape) = parts(rows);
-            let mut all: Vec<(&Part, &Row)> = parts
+            let mut all: Vec<(&Part, Row)> = parts
                 .iter()
-                .flat_map(|p| p.rows.iter().map(move |r| (p, r)))
+                .flat_map(|p| p.rows().map(move |r| (p, r)))
                 .collect();
             all.sort_by_key(|(_, r)| r.origin());
             let mut want = Vec::new();
             for (p, r) in all {
-                want.extend_from_slice(p.key(r));
+                want.extend_from_slice(p.key(&r));
                 want.extend_from_slice(format!(",{},{},{}\n", r.file, r.line, r.item).as_bytes());
             }
             for piece in [1, 2, 3, 7, 100, PIECE] {
@@ -1596,5 +1737,156 @@ mod tests {
                 assert!(got == want, "{rows} rows, pieces of {piece}");
             }
         }
+    }
+
+    thread_local! {
+        /// [`Table::max_blocks`] of the tables this thread makes.
+        pub(super) static TABLE_MAX_BLOCKS: std::cell::Cell<usize> =
+            const { std::cell::Cell::new(super::MAX_BLOCKS) };
+    }
+
+    type Origin = (u32, u64, u32);
+    /// Key → example, first origin, count.
+    type Model = std::collections::BTreeMap<Vec<u8>, (Vec<u8>, Origin, u64)>;
+
+    /// A partition's records against a map: every row's key, example,
+    /// origin and count survive blocks filling up (records of every size,
+    /// one larger than a block), repeats, and an earlier origin replacing a
+    /// row's first occurrence (the replaced record is skipped).
+    #[test]
+    fn records_hold_what_was_added() {
+        use std::collections::BTreeMap;
+        let hasher = foldhash::fast::FixedState::with_seed(3);
+        let mut part = Part::default();
+        // key -> (example, origin, count), the first origin winning.
+        let mut want: Model = BTreeMap::new();
+        let mut add = |part: &mut Part, key: &[u8], ex: &[u8], origin: (u32, u64, u32), n: u64| {
+            let new = part.add(key_hash(&hasher, key), key, ex, origin, n);
+            assert_eq!(new, !want.contains_key(key));
+            let e = want.entry(key.to_vec()).or_insert((ex.to_vec(), origin, 0));
+            if origin < e.1 {
+                (e.0, e.1) = (ex.to_vec(), origin);
+            }
+            e.2 += n;
+        };
+        for i in 0..40_000u64 {
+            let key = format!(
+                "http://h{}.example/{}",
+                i % 9_000,
+                "p".repeat((i % 97) as usize)
+            );
+            let ex = if i % 3 == 0 {
+                key.to_uppercase()
+            } else {
+                key.clone()
+            };
+            add(
+                &mut part,
+                key.as_bytes(),
+                ex.as_bytes(),
+                (0, i + 10, 0),
+                1 + i % 2,
+            );
+        }
+        // Then a key larger than a block; earlier origins, as a spilled
+        // run's read-back may bring them; and a later occurrence of a
+        // replaced row, which counts on the row that replaced it.
+        let (big, h7) = (vec![b'x'; BLOCK + 5], b"http://h7.example/ppppppp");
+        let tail: [(&[u8], &[u8], Origin, u64); 5] = [
+            (&big, b"big", (0, 50_000, 0), 1),
+            (&big, &big, (0, 50_001, 0), 2),
+            (h7, b"EARLY", (0, 1, 0), 5),
+            (&big, &big, (0, 2, 1), 1),
+            (h7, b"late", (0, 60_000, 0), 3),
+        ];
+        for (key, ex, origin, n) in tail {
+            add(&mut part, key, ex, origin, n);
+        }
+        assert!(part.arena.blocks.len() > 2);
+        let got: Model = part
+            .rows()
+            .map(|r| {
+                (
+                    part.key(&r).to_vec(),
+                    (part.example(&r).to_vec(), r.origin(), r.count),
+                )
+            })
+            .collect();
+        assert_eq!(part.rows().count(), want.len());
+        assert!(got == want);
+        // Rows come in the order they were added (replaced ones at the end).
+        let lines: Vec<u64> = part.rows().map(|r| r.line).collect();
+        assert_eq!(&lines[lines.len() - 2..], [1, 2]);
+        assert!(lines[..lines.len() - 2].windows(2).all(|w| w[0] < w[1]));
+    }
+
+    /// Dedup `text` (scheme rung) with the table's arena limited to
+    /// `max_blocks` blocks per partition: its CSV and summary.
+    fn limited(
+        text: &'static [u8],
+        order: Order,
+        max_blocks: usize,
+    ) -> Result<(Vec<u8>, Summary), Error> {
+        let n = crate::Normalizer::new(crate::Options::default());
+        let key = super::super::key_fn(super::super::prep::Prep::default(), |s: &str| n.key(s));
+        let input =
+            super::super::source::Opened::from_reader("-", Box::new(std::io::Cursor::new(text)));
+        let cfg = Config {
+            order,
+            chunk_size: 64 << 10,
+            batch_bytes: 256 << 10,
+            ..Config::default()
+        };
+        TABLE_MAX_BLOCKS.set(max_blocks);
+        let mut csv = Vec::new();
+        let s = run(
+            vec![input],
+            &Format::Lines,
+            &key,
+            &cfg,
+            &mut super::super::Quiet,
+            &mut |b: &[u8]| {
+                csv.extend_from_slice(b);
+                Ok(())
+            },
+        )?;
+        Ok((csv, s))
+    }
+
+    /// A partition's arena reaching its block limit spills the table
+    /// first (records are addressed by block and offset in 32 bits), and
+    /// the output is what a run without the limit writes; a batch that
+    /// could not fit even in empty partitions is an error, not a panic.
+    #[test]
+    fn the_block_limit_spills_and_changes_nothing() {
+        let mut text = Vec::new();
+        for i in 0..60_000u32 {
+            // Long distinct keys, every third one repeated in a variant.
+            let path = "segment/".repeat(20);
+            text.extend_from_slice(
+                format!("http://h{}.example/{path}{}\n", i % 997, i / 3).as_bytes(),
+            );
+            if i % 3 == 0 {
+                text.extend_from_slice(
+                    format!("HTTP://h{}.EXAMPLE:80/{path}{}\n", i % 997, i / 3).as_bytes(),
+                );
+            }
+        }
+        let text: &'static [u8] = text.leak();
+        for order in [Order::First, Order::Key] {
+            let (want, free) = limited(text, order, MAX_BLOCKS).unwrap();
+            assert_eq!(free.spills, 0);
+            // One block per partition: each batch after the first finds
+            // blocks in use, and spills before it is merged.
+            let (got, tight) = limited(text, order, 1).unwrap();
+            assert!(tight.spills > 1, "{:?}", tight.spills);
+            assert_eq!(tight.unique, free.unique);
+            assert!(got == want);
+        }
+        let e = limited(text, Order::First, 0).unwrap_err();
+        assert!(
+            e.to_string().contains("more keys than one partition"),
+            "{e}"
+        );
     }
 }

@@ -1,15 +1,16 @@
-//! The index of a dedup partition: key hash → row number, in an
-//! open-addressing table whose slots carry 32 bits of the hash.
+//! The index of a dedup partition: key hash → where its row is (a `u32`
+//! of the caller's), in an open-addressing table whose slots carry 32
+//! bits of the hash.
 //!
 //! Why not `hashbrown`: a merge probe of `hashbrown::HashTable<u32>` cannot
 //! be asked for ahead of time (the table does not say where a hash's group
 //! lies), and its 7-bit tags send about one probe in a hundred to the row
 //! to compare full hashes. Here a slot is one `u64` — the low 32 bits of the
-//! hash and the row number — so
+//! hash and the row's place — so
 //! * [`Slots::prefetch`] asks for a hash's home slot several keys ahead,
 //!   and [`Slots::peek`] names the row a later probe will compare, so that
-//!   its row and key bytes can be asked for too (the merge then waits for
-//!   memory once per batch of keys, not three times per key);
+//!   its bytes can be asked for too (the merge then waits for memory once
+//!   per batch of keys, not twice per key);
 //! * a row is read only when all 32 bits agree;
 //! * growing rehashes from the slots alone, without touching the rows.
 //!
@@ -67,6 +68,9 @@ pub(super) struct Slots {
 /// [`Slots::fill`] takes.
 pub(super) struct Vacant(usize);
 
+/// Where [`Slots::find`] found its match, for [`Slots::set`].
+pub(super) struct Found(usize);
+
 #[inline]
 fn tag(hash: u64) -> u64 {
     hash & 0xFFFF_FFFF
@@ -121,7 +125,11 @@ impl Slots {
     /// The row for `hash` that `is` accepts (called only for rows whose
     /// slot tag agrees), or the empty slot where the probe ended.
     #[inline]
-    pub fn find(&mut self, hash: u64, mut is: impl FnMut(u32) -> bool) -> Result<u32, Vacant> {
+    pub fn find(
+        &mut self,
+        hash: u64,
+        mut is: impl FnMut(u32) -> bool,
+    ) -> Result<(Found, u32), Vacant> {
         if self.slots.is_empty() {
             self.slots = vec![EMPTY; FIRST];
         }
@@ -135,7 +143,7 @@ impl Slots {
             if s >> 32 == t {
                 let row = (s as u32).wrapping_sub(1);
                 if is(row) {
-                    return Ok(row);
+                    return Ok((Found(i), row));
                 }
             }
             i = (i + 1) & mask;
@@ -152,6 +160,13 @@ impl Slots {
         if self.len * 4 > self.slots.len() * 3 {
             self.grow();
         }
+    }
+
+    /// Index `row` instead of the one [`Slots::find`] found (no other
+    /// call in between).
+    pub fn set(&mut self, at: Found, row: u32) {
+        debug_assert!(row < u32::MAX && self.slots[at.0] != EMPTY);
+        self.slots[at.0] = (self.slots[at.0] & !0xFFFF_FFFF) | u64::from(row + 1);
     }
 
     /// Twice the capacity; the slots move by their tags alone.
@@ -183,7 +198,7 @@ mod tests {
         hashes
             .iter()
             .map(|&h| match slots.find(h, |r| seen[r as usize] == h) {
-                Ok(r) => Some(r),
+                Ok((_, r)) => Some(r),
                 Err(at) => {
                     slots.fill(at, h, seen.len() as u32);
                     seen.push(h);
@@ -215,9 +230,27 @@ mod tests {
         assert_eq!(s.len(), 5000);
         assert!(s.slots.len() >= 5000 * 4 / 3 && s.slots.len().is_power_of_two());
         for (r, &h) in hs.iter().enumerate() {
-            assert_eq!(s.find(h, |x| x as usize == r).ok(), Some(r as u32));
+            assert_eq!(
+                s.find(h, |x| x as usize == r).ok().map(|f| f.1),
+                Some(r as u32)
+            );
             assert_eq!(s.peek(h), Some(r as u32));
         }
+    }
+
+    #[test]
+    fn set_replaces_the_row_found() {
+        let mut s = Slots::default();
+        let Err(at) = s.find(9, |_| true) else {
+            panic!("an empty table")
+        };
+        s.fill(at, 9, 4);
+        let Ok((at, 4)) = s.find(9, |r| r == 4) else {
+            panic!("row 4 not found")
+        };
+        s.set(at, 7);
+        assert_eq!(s.find(9, |r| r == 7).ok().map(|f| f.1), Some(7));
+        assert_eq!((s.peek(9), s.len()), (Some(7), 1));
     }
 
     proptest! {
