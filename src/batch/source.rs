@@ -862,6 +862,14 @@ impl<R: Read> BatchReader<R> {
             // At most 1 MiB per read: the spare space is zeroed each time.
             let want = self.target.saturating_sub(old).clamp(64 * 1024, 1 << 20);
             if self.buf.len() < old + want {
+                // The whole batch's room at once: a buffer grown step by
+                // step is moved (`mremap`) as it doubles, and each move
+                // interrupts every core that runs a worker to flush its
+                // TLB.
+                let room = self.target.saturating_add(1 << 20);
+                if self.buf.capacity() < room {
+                    self.buf.reserve_exact(room - self.buf.len());
+                }
                 self.buf.resize(old + want, 0);
             }
             let n = loop {
