@@ -286,19 +286,18 @@ pub struct RunArgs {
     #[arg(long)]
     pub strict: bool,
 
-    /// Lines longer than this (without line terminator) are rejected.
-    #[arg(long, value_name = "BYTES", default_value_t = 65536,
-          value_parser = clap::value_parser!(u64).range(1..=(1u64 << 28)))]
+    /// Lines longer than this (without line terminator) are rejected
+    /// (`64K`, `1M`, or bytes; at most 256M).
+    #[arg(long, value_name = "SIZE", default_value = "65536", value_parser = parse_unit_size)]
     pub max_line_bytes: u64,
 
     /// Worker threads (default: all cores).
     #[arg(short = 'j', long, value_name = "N")]
     pub threads: Option<usize>,
 
-    /// Bytes per work unit; chunks are cut at line ends. Does not change
-    /// the output.
-    #[arg(long, value_name = "BYTES", default_value_t = 2 << 20,
-          value_parser = clap::value_parser!(u64).range(1..=(1u64 << 28)))]
+    /// Bytes per work unit (`512K`, `2M`, or bytes; at most 256M); chunks
+    /// are cut at line ends. Does not change the output.
+    #[arg(long, value_name = "SIZE", default_value = "2M", value_parser = parse_unit_size)]
     pub chunk_size: u64,
 
     /// No summary and no preview of rejected lines on stderr.
@@ -455,6 +454,16 @@ pub fn parse_size(s: &str) -> Result<usize, String> {
     Ok(bytes as usize)
 }
 
+/// [`parse_size`] for the size of one line or one work unit: 1 byte to
+/// 256 MiB.
+fn parse_unit_size(s: &str) -> Result<u64, String> {
+    let n = parse_size(s)?;
+    if n > 1 << 28 {
+        return Err(format!("{s:?} is more than 256M"));
+    }
+    Ok(n as u64)
+}
+
 fn parse_charset(s: &str) -> Result<irinorm::decode::Charset, String> {
     s.parse()
 }
@@ -577,5 +586,23 @@ mod tests {
         assert!(parse_size("0").is_err());
         assert!(parse_size("4X").is_err());
         assert!(parse_size("lots").is_err());
+    }
+
+    #[test]
+    fn unit_sizes_take_units_up_to_256m() {
+        let run = |args: &[&str]| {
+            let mut v = vec!["irinorm", "normalize"];
+            v.extend(args);
+            Cli::try_parse_from(v).map(|c| match c.command {
+                Command::Normalize(a) => (a.run.chunk_size, a.run.max_line_bytes),
+                _ => unreachable!(),
+            })
+        };
+        assert_eq!(run(&[]).unwrap(), (2 << 20, 65536));
+        let got = run(&["--chunk-size", "512K", "--max-line-bytes", "1M"]).unwrap();
+        assert_eq!(got, (512 << 10, 1 << 20));
+        assert_eq!(run(&["--chunk-size", "256M"]).unwrap().0, 1 << 28);
+        assert!(run(&["--chunk-size", "257M"]).is_err());
+        assert!(run(&["--max-line-bytes", "0"]).is_err());
     }
 }
