@@ -200,8 +200,8 @@ pub fn run(
     obs: &mut dyn Observer,
     out: &mut (dyn FnMut(&[u8]) -> Result<(), Error> + Send),
 ) -> Result<Summary, Error> {
-    let mut table = Table::new(cfg);
     let names: Vec<String> = inputs.iter().map(|o| o.name.clone()).collect();
+    let mut table = Table::new(cfg);
     let spares = Spares::default();
     let mut stats = Stats::default();
     let mut layout: Option<Layout> = None;
@@ -681,6 +681,24 @@ fn u32_at(b: &[u8], i: usize) -> u32 {
     u32::from_ne_bytes(w)
 }
 
+/// Whether a record stores its example apart from its key, and its bytes.
+#[inline]
+fn record_len(key: &[u8], example: &[u8]) -> (bool, usize) {
+    // A key borrowed from its line is the example itself: no compare.
+    let same = (key.as_ptr() == example.as_ptr() && key.len() == example.len()) || key == example;
+    let body = key.len() + if same { 0 } else { example.len() };
+    (same, (HEAD + body + 7) & !7)
+}
+
+/// The block index and byte offset of the record at `at` ([`Arena::push`]).
+#[inline]
+fn place(at: u32) -> (usize, usize) {
+    (
+        (at >> OFF_BITS) as usize,
+        ((at & ((1 << OFF_BITS) - 1)) as usize) << 3,
+    )
+}
+
 /// Records in blocks that never move: growing the arena copies nothing.
 #[derive(Default)]
 struct Arena {
@@ -705,16 +723,8 @@ impl Arena {
     /// | offset / 8). The caller keeps the arena under [`MAX_BLOCKS`].
     #[inline]
     fn push(&mut self, key: &[u8], example: &[u8], origin: (u32, u64, u32), count: u64) -> u32 {
-        // A key borrowed from its line is the example itself: no compare.
-        let same =
-            (key.as_ptr() == example.as_ptr() && key.len() == example.len()) || key == example;
-        let body = key.len() + if same { 0 } else { example.len() };
-        let n = (HEAD + body + 7) & !7;
-        let fits = self
-            .blocks
-            .last()
-            .is_some_and(|l| l.capacity() - l.len() >= n);
-        if !fits {
+        let (same, n) = record_len(key, example);
+        if !self.has_room(n) {
             self.blocks.push(Vec::with_capacity(BLOCK.max(n)));
             self.bytes += BLOCK.max(n);
         }
@@ -736,11 +746,24 @@ impl Arena {
         ((i as u32) << OFF_BITS) | (off >> 3) as u32
     }
 
+    /// Whether the last block has room for `n` more bytes.
+    #[inline]
+    fn has_room(&self, n: usize) -> bool {
+        self.blocks
+            .last()
+            .is_some_and(|l| l.capacity() - l.len() >= n)
+    }
+
+    /// Whether the record of `key` and `example` would start a new block.
+    fn opens_block(&self, key: &[u8], example: &[u8]) -> bool {
+        !self.has_room(record_len(key, example).1)
+    }
+
     /// The block and offset of the record at `at`.
     #[inline]
     fn block(&self, at: u32) -> (&[u8], usize) {
-        let off = ((at & ((1 << OFF_BITS) - 1)) as usize) << 3;
-        (&self.blocks[(at >> OFF_BITS) as usize], off)
+        let (i, off) = place(at);
+        (&self.blocks[i], off)
     }
 
     /// The row of the record at `at`.
@@ -768,8 +791,8 @@ impl Arena {
 
     #[inline]
     fn set_count(&mut self, at: u32, count: u64) {
-        let off = ((at & ((1 << OFF_BITS) - 1)) as usize) << 3;
-        self.blocks[(at >> OFF_BITS) as usize][off..off + 8].copy_from_slice(&count.to_ne_bytes());
+        let (i, off) = place(at);
+        self.blocks[i][off..off + 8].copy_from_slice(&count.to_ne_bytes());
     }
 
     /// The record's bytes from its header to the end of its key (what a
@@ -1149,6 +1172,7 @@ impl Table {
         self.spill()?;
         let spill = self.spill.take().expect("spilled");
         let (order, show_surt, spills) = (self.order, self.show_surt, self.spills);
+        let max_blocks = self.max_blocks;
         drop(self);
         // Each partition alone: read back, dedup, sort, write a sorted run.
         let sorted: Vec<Result<u64, Error>> = (0..SPILL_FILES)
@@ -1158,18 +1182,13 @@ impl Table {
                     return Ok(0);
                 }
                 let path = spill.part_path(p);
-                let mut part = Part::default();
-                {
-                    let f = File::open(&path).map_err(|e| spill.err(&e))?;
-                    let mut r = BufReader::with_capacity(1 << 16, f);
-                    let mut key = Vec::new();
-                    let mut ex = Vec::new();
-                    while let Some(row) =
-                        read_spilled(&mut r, &mut key, &mut ex).map_err(|e| spill.err(&e))?
-                    {
-                        part.add(row.hash, &key, &ex, row.origin, row.count);
-                    }
-                }
+                let part = read_back(&path, max_blocks).map_err(|e| match e {
+                    ReadBack::Io(e) => spill.err(&e),
+                    ReadBack::Full => Error::msg(format!(
+                        "{}: more distinct keys than one partition can hold",
+                        path.display()
+                    )),
+                })?;
                 std::fs::remove_file(&path).map_err(|e| spill.err(&e))?;
                 let rows = sort_rows(&part, order);
                 let f = File::create(spill.sorted_path(p)).map_err(|e| spill.err(&e))?;
@@ -1554,6 +1573,30 @@ fn write_spilled(
     Ok(40 + 16 + (key.len() + example.len()) as u64)
 }
 
+/// Why a spill file could not be read back.
+enum ReadBack {
+    Io(io::Error),
+    /// Its records would pass the partition's `max_blocks` (32 GiB in one
+    /// of 256 spill files: terabytes of distinct keys).
+    Full,
+}
+
+/// A spill file's rows in one partition, deduplicated (rows spilled
+/// several times add up).
+fn read_back(path: &Path, max_blocks: usize) -> Result<Part, ReadBack> {
+    let f = File::open(path).map_err(ReadBack::Io)?;
+    let mut r = BufReader::with_capacity(1 << 16, f);
+    let (mut part, mut key, mut ex) = (Part::default(), Vec::new(), Vec::new());
+    while let Some(row) = read_spilled(&mut r, &mut key, &mut ex).map_err(ReadBack::Io)? {
+        // A row opens at most one block.
+        if part.arena.blocks.len() >= max_blocks && part.arena.opens_block(&key, &ex) {
+            return Err(ReadBack::Full);
+        }
+        part.add(row.hash, &key, &ex, row.origin, row.count);
+    }
+    Ok(part)
+}
+
 /// A spilled row as read back (its key and example go to the caller's
 /// buffers).
 struct Spilled {
@@ -1888,5 +1931,31 @@ mod tests {
             e.to_string().contains("more keys than one partition"),
             "{e}"
         );
+    }
+
+    /// Reading a spill file back stops with an error, not a wrong place,
+    /// when its records would pass the partition's block limit; at the
+    /// limit exactly it reads every row (a repeat adds up, it opens no
+    /// block).
+    #[test]
+    fn reading_back_keeps_to_the_block_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("part");
+        let hasher = foldhash::fast::FixedState::with_seed(5);
+        let mut w = Vec::new();
+        // Three keys of 600 KB: each record opens a block of its own.
+        for (i, c) in [b'a', b'b', b'a', b'c'].into_iter().enumerate() {
+            let key = vec![c; 600_000];
+            let mut part = Part::default();
+            part.add(0, &key, b"ex", (0, i as u64 + 1, 0), 1);
+            let r = part.row(0);
+            write_spilled(&mut w, key_hash(&hasher, &key), &r, &key, b"ex").unwrap();
+        }
+        std::fs::write(&path, &w).unwrap();
+        assert!(matches!(read_back(&path, 2), Err(ReadBack::Full)));
+        let part = read_back(&path, 3).ok().unwrap();
+        let counts: Vec<(u8, u64)> = part.rows().map(|r| (part.key(&r)[0], r.count)).collect();
+        assert_eq!(counts, [(b'a', 2), (b'b', 1), (b'c', 1)]);
+        assert_eq!(part.arena.blocks.len(), 3);
     }
 }
