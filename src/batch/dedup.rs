@@ -637,7 +637,8 @@ fn key_hash(hasher: &foldhash::fast::FixedState, key: &[u8]) -> u64 {
 /// holds it ([`Arena::push`]). The record is the row: the table's slot
 /// names it, so a probe reads one place (the header it updates is next to
 /// the key it compares), and the output reads the example next to both.
-/// The hash is not kept: the slot has it, and a spill computes it again.
+/// The hash is not kept: the slot has 32 bits of it, and a spill computes
+/// it again.
 #[derive(Clone, Copy)]
 struct Row {
     /// Where the record is ([`Arena::push`]).
@@ -657,13 +658,25 @@ struct Row {
 const SAME: u32 = 1 << 31;
 
 /// A record's header: count (8 bytes), line (8), file, item, key length,
-/// example length (4 each), native-endian; then the key, then the example
-/// unless it is the key, then padding to 8 bytes.
+/// example length (4 each, at the offsets below), native-endian; then the
+/// key, then the example unless it is the key, then padding to 8 bytes.
 const HEAD: usize = 32;
+const COUNT_AT: usize = 0;
+const LINE_AT: usize = 8;
+const FILE_AT: usize = 16;
+const ITEM_AT: usize = 20;
+const KEY_LEN_AT: usize = 24;
+const EX_LEN_AT: usize = 28;
 
 impl Row {
     fn origin(&self) -> (u32, u64, u32) {
         (self.file, self.line, self.item)
+    }
+
+    /// Bytes of the record from its header to the end of its example.
+    fn stored(&self) -> usize {
+        let ex = if self.ex_len == SAME { 0 } else { self.ex_len };
+        HEAD + (self.key_len + ex) as usize
     }
 }
 
@@ -732,11 +745,18 @@ impl Arena {
         let last = &mut self.blocks[i];
         let off = last.len();
         let ex_len = if same { SAME } else { example.len() as u32 };
-        last.extend_from_slice(&count.to_ne_bytes());
-        last.extend_from_slice(&origin.1.to_ne_bytes());
-        for w in [origin.0, origin.2, key.len() as u32, ex_len] {
-            last.extend_from_slice(&w.to_ne_bytes());
+        let mut head = [0; HEAD];
+        head[COUNT_AT..COUNT_AT + 8].copy_from_slice(&count.to_ne_bytes());
+        head[LINE_AT..LINE_AT + 8].copy_from_slice(&origin.1.to_ne_bytes());
+        for (at, w) in [
+            (FILE_AT, origin.0),
+            (ITEM_AT, origin.2),
+            (KEY_LEN_AT, key.len() as u32),
+            (EX_LEN_AT, ex_len),
+        ] {
+            head[at..at + 4].copy_from_slice(&w.to_ne_bytes());
         }
+        last.extend_from_slice(&head);
         last.extend_from_slice(key);
         if !same {
             last.extend_from_slice(example);
@@ -772,27 +792,35 @@ impl Arena {
         let (b, o) = self.block(at);
         Row {
             at,
-            count: u64_at(b, o),
-            line: u64_at(b, o + 8),
-            file: u32_at(b, o + 16),
-            item: u32_at(b, o + 20),
-            key_len: u32_at(b, o + 24),
-            ex_len: u32_at(b, o + 28),
+            count: u64_at(b, o + COUNT_AT),
+            line: u64_at(b, o + LINE_AT),
+            file: u32_at(b, o + FILE_AT),
+            item: u32_at(b, o + ITEM_AT),
+            key_len: u32_at(b, o + KEY_LEN_AT),
+            ex_len: u32_at(b, o + EX_LEN_AT),
         }
+    }
+
+    /// `len` bytes of the record at `at`, from `from` bytes past its
+    /// header.
+    #[inline]
+    fn body(&self, at: u32, from: usize, len: usize) -> &[u8] {
+        let (b, o) = self.block(at);
+        &b[o + HEAD + from..o + HEAD + from + len]
     }
 
     /// The key of the record at `at` (without decoding the rest).
     #[inline]
     fn key_at(&self, at: u32) -> &[u8] {
         let (b, o) = self.block(at);
-        let len = u32_at(b, o + 24) as usize;
-        &b[o + HEAD..o + HEAD + len]
+        self.body(at, 0, u32_at(b, o + KEY_LEN_AT) as usize)
     }
 
     #[inline]
     fn set_count(&mut self, at: u32, count: u64) {
         let (i, off) = place(at);
-        self.blocks[i][off..off + 8].copy_from_slice(&count.to_ne_bytes());
+        let c = off + COUNT_AT;
+        self.blocks[i][c..c + 8].copy_from_slice(&count.to_ne_bytes());
     }
 
     /// The record's bytes from its header to the end of its key (what a
@@ -816,8 +844,7 @@ struct Part {
 impl Part {
     #[inline]
     fn key(&self, r: &Row) -> &[u8] {
-        let (b, o) = self.arena.block(r.at);
-        &b[o + HEAD..o + HEAD + r.key_len as usize]
+        self.arena.body(r.at, 0, r.key_len as usize)
     }
 
     #[inline]
@@ -825,9 +852,7 @@ impl Part {
         if r.ex_len == SAME {
             return self.key(r);
         }
-        let (b, o) = self.arena.block(r.at);
-        let start = o + HEAD + r.key_len as usize;
-        &b[start..start + r.ex_len as usize]
+        self.arena.body(r.at, r.key_len as usize, r.ex_len as usize)
     }
 
     /// The `i`-th row added.
@@ -897,14 +922,8 @@ impl Part {
     /// asked for by [`Part::prefetch_record`] earlier).
     #[inline]
     fn prefetch_rest(&self, at: u32) {
-        let r = self.arena.row(at);
         let (b, o) = self.arena.block(at);
-        let ex = if r.ex_len == SAME {
-            0
-        } else {
-            r.ex_len as usize
-        };
-        let end = o + HEAD + r.key_len as usize + ex;
+        let end = o + self.arena.row(at).stored();
         prefetch_bytes(&b[((o | 63) + 1).min(end)..end]);
     }
 

@@ -57,7 +57,7 @@ pub(super) fn prefetch_bytes(bytes: &[u8]) {
     }
 }
 
-/// Hash → row numbers (`u32`), see the module doc.
+/// Hash → a row's place (`u32`), see the module doc.
 #[derive(Default)]
 pub(super) struct Slots {
     slots: Vec<u64>,
