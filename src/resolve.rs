@@ -98,12 +98,18 @@ fn merge(base: &IriRef<'_>, rel: &str) -> String {
 /// part of the baseline), and only a dot found is looked at.
 #[inline]
 pub fn has_dot_segments(path: &str) -> bool {
-    let b = path.as_bytes();
+    next_dot_segment(path.as_bytes(), 0).is_some()
+}
+
+/// The position of the first `.` at or after `from` that starts a `.` or
+/// `..` segment of `b` (a segment starts at 0 or after a '/').
+#[inline]
+fn next_dot_segment(b: &[u8], from: usize) -> Option<usize> {
     #[cfg(target_arch = "x86_64")]
-    if b.len() >= 16 {
-        return x86::has_dot_segments(b);
+    if b.len() >= from + 16 {
+        return x86::next_dot_segment(b, from);
     }
-    (0..b.len()).any(|i| b[i] == b'.' && dot_segment_at(b, i))
+    (from..b.len()).find(|&i| b[i] == b'.' && dot_segment_at(b, i))
 }
 
 /// The `.` at `b[i]` starts a `.` or `..` segment.
@@ -120,12 +126,13 @@ mod x86 {
         __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
     };
 
-    /// [`super::has_dot_segments`] for `b.len() >= 16`: each 16-byte
+    /// [`super::next_dot_segment`] for `b.len() >= from + 16`: each 16-byte
     /// block's dots as a bit mask (the last block overlaps the one before
-    /// it rather than reading past the end).
-    pub(super) fn has_dot_segments(b: &[u8]) -> bool {
-        debug_assert!(b.len() >= 16);
-        let mut at = 0;
+    /// it rather than reading past the end; its dots before `at` were
+    /// looked at already).
+    pub(super) fn next_dot_segment(b: &[u8], from: usize) -> Option<usize> {
+        debug_assert!(b.len() >= from + 16);
+        let mut at = from;
         loop {
             let start = at.min(b.len() - 16);
             // SAFETY: `start + 16 <= b.len()`; SSE2 is part of the x86_64
@@ -134,15 +141,16 @@ mod x86 {
                 let v = _mm_loadu_si128(b.as_ptr().add(start).cast::<__m128i>());
                 _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'.' as i8))) as u32
             };
+            dots &= u32::MAX << (at - start);
             while dots != 0 {
                 let i = start + dots.trailing_zeros() as usize;
                 if super::dot_segment_at(b, i) {
-                    return true;
+                    return Some(i);
                 }
                 dots &= dots - 1;
             }
             if start + 16 == b.len() {
-                return false;
+                return None;
             }
             at = start + 16;
         }
@@ -231,6 +239,8 @@ fn rfc_steps(path: &str, out: &mut String) {
 /// a `..` segment drops the output's last segment (never below `floor`),
 /// any other segment is kept with its '/', and a final `.` or `..` leaves
 /// the output ending in '/'. The output never gets ahead of the input.
+/// Only the dot segments are visited ([`next_dot_segment`]); the text
+/// between two of them is moved as one block.
 pub(crate) fn remove_dot_segments_in_place(out: &mut String, floor: usize) {
     // A real check, not a debug one: the argument below needs the path to
     // start with '/' (else its first byte, perhaps part of a character,
@@ -243,35 +253,32 @@ pub(crate) fn remove_dot_segments_in_place(out: &mut String, floor: usize) {
     // moved or dropped, and only '/' is written: the bytes stay UTF-8.
     let b = unsafe { out.as_mut_vec() };
     let end = b.len();
+    // `b[r]` is a '/' (or `r == end`). The segments up to the next dot
+    // segment are kept as they are: moved as one block, not one by one.
     let (mut r, mut w) = (floor, floor);
-    while r < end {
-        // b[r] is a '/', its segment is b[r + 1..e].
-        let e = b[r + 1..end]
-            .iter()
-            .position(|&c| c == b'/')
-            .map_or(end, |i| r + 1 + i);
-        let last = e == end;
-        match &b[r + 1..e] {
-            b"." => {}
-            b".." => {
-                w = b[floor..w]
-                    .iter()
-                    .rposition(|&c| c == b'/')
-                    .map_or(floor, |i| floor + i);
-            }
-            _ => {
-                b.copy_within(r..e, w);
-                w += e - r;
-                r = e;
-                continue;
-            }
-        }
-        if last {
+    while let Some(dot) = next_dot_segment(&b[..end], r + 1) {
+        // `dot > r >= floor`, and `b[dot - 1]` is the dot segment's '/'.
+        let slash = dot - 1;
+        b.copy_within(r..slash, w);
+        w += slash - r;
+        let e = if b.get(dot + 1) == Some(&b'.') {
+            // ".." drops the output's last segment.
+            w = b[floor..w]
+                .iter()
+                .rposition(|&c| c == b'/')
+                .map_or(floor, |i| floor + i);
+            dot + 2
+        } else {
+            dot + 1
+        };
+        if e == end {
             b[w] = b'/';
             w += 1;
         }
         r = e;
     }
+    b.copy_within(r..end, w);
+    w += end - r;
     b.truncate(w);
 }
 
@@ -385,6 +392,17 @@ mod tests {
         #[test]
         fn dot_segments_agree_with_splitting(p in "[./a]{0,48}") {
             proptest::prop_assert_eq!(has_dot_segments(&p), dot_segments_oracle(&p));
+        }
+
+        /// The search from any place finds the first dot segment there, as
+        /// one byte at a time does (the 16-byte blocks, and the last block
+        /// that overlaps looked-at bytes, are where they could differ).
+        #[test]
+        fn the_next_dot_segment_from_anywhere(p in "[./a]{0,48}", from in 0usize..48) {
+            let b = p.as_bytes();
+            let from = from.min(b.len());
+            let want = (from..b.len()).find(|&i| b[i] == b'.' && dot_segment_at(b, i));
+            proptest::prop_assert_eq!(next_dot_segment(b, from), want);
         }
 
         /// The in-place removal of an absolute path's dot segments is the
