@@ -98,7 +98,13 @@ fn merge(base: &IriRef<'_>, rel: &str) -> String {
 /// part of the baseline), and only a dot found is looked at.
 #[inline]
 pub fn has_dot_segments(path: &str) -> bool {
-    next_dot_segment(path.as_bytes(), 0).is_some()
+    first_dot_segment(path).is_some()
+}
+
+/// Where the first `.` or `..` segment of `path` starts (its first `.`).
+#[inline]
+pub(crate) fn first_dot_segment(path: &str) -> Option<usize> {
+    next_dot_segment(path.as_bytes(), 0)
 }
 
 /// The position of the first `.` at or after `from` that starts a `.` or
@@ -242,12 +248,26 @@ fn rfc_steps(path: &str, out: &mut String) {
 /// Only the dot segments are visited ([`next_dot_segment`]); the text
 /// between two of them is moved as one block.
 pub(crate) fn remove_dot_segments_in_place(out: &mut String, floor: usize) {
-    // A real check, not a debug one: the argument below needs the path to
+    if let Some(first) = next_dot_segment(out.as_bytes(), floor + 1) {
+        remove_dot_segments_from(out, floor, first);
+    }
+}
+
+/// [`remove_dot_segments_in_place`] when the first dot segment is known to
+/// start at `out[first]` (a `.` after a `/`, `first > floor`), as
+/// [`first_dot_segment`] of the path found it: the path is not searched
+/// again up to there.
+pub(crate) fn remove_dot_segments_from(out: &mut String, floor: usize, first: usize) {
+    // Real checks, not debug ones: the argument below needs the path to
     // start with '/' (else its first byte, perhaps part of a character,
-    // would be taken for one).
+    // would be taken for one), and `first` to be a dot segment's.
     assert!(
         out.as_bytes().get(floor) == Some(&b'/'),
         "not an absolute path"
+    );
+    assert!(
+        first > floor && dot_segment_at(out.as_bytes(), first),
+        "not a dot segment"
     );
     // SAFETY: only whole segments, which lie between '/' bytes (ASCII), are
     // moved or dropped, and only '/' is written: the bytes stay UTF-8.
@@ -256,7 +276,8 @@ pub(crate) fn remove_dot_segments_in_place(out: &mut String, floor: usize) {
     // `b[r]` is a '/' (or `r == end`). The segments up to the next dot
     // segment are kept as they are: moved as one block, not one by one.
     let (mut r, mut w) = (floor, floor);
-    while let Some(dot) = next_dot_segment(&b[..end], r + 1) {
+    let mut next = Some(first);
+    while let Some(dot) = next {
         // `dot > r >= floor`, and `b[dot - 1]` is the dot segment's '/'.
         let slash = dot - 1;
         b.copy_within(r..slash, w);
@@ -276,6 +297,7 @@ pub(crate) fn remove_dot_segments_in_place(out: &mut String, floor: usize) {
             w += 1;
         }
         r = e;
+        next = next_dot_segment(&b[..end], r + 1);
     }
     b.copy_within(r..end, w);
     w += end - r;

@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::iri::{flags, parse, HostKind, IriRef};
-use crate::resolve::{has_dot_segments, remove_dot_segments, resolve};
+use crate::resolve::{first_dot_segment, has_dot_segments, remove_dot_segments, resolve};
 use syntax::{lower, norm_pct, norm_reg_name, Out};
 
 /// A rung of the comparison ladder (3987bis §5.3). Ordered: each rung
@@ -425,8 +425,13 @@ fn canonical_rewrite<'a>(r: &IriRef<'a>, level: Level, nfc: bool) -> Result<Cow<
         let path = out.tail(mark);
         // A dot segment was there already, or a decoded `%2E` made one.
         let dots = f & (flags::PATH_DOT | flags::PATH_DIRTY) != 0;
-        if dots && path.starts_with('/') && has_dot_segments(path) {
-            out.remove_dot_segments(mark);
+        let first = if dots && path.starts_with('/') {
+            first_dot_segment(path)
+        } else {
+            None
+        };
+        if let Some(first) = first {
+            out.remove_dot_segments(mark, first);
         } else if raw_path.is_empty() && rules.is_some_and(|r| r.empty_path_is_slash) {
             out.emit(pe, "/");
         }

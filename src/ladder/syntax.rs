@@ -133,8 +133,10 @@ impl<'a> Out<'a> {
 
     /// Remove the dot segments of the output from `mark` on, a path that
     /// starts with '/' (RFC 3986 §5.2.4), in place: no copy of the tail.
-    pub(crate) fn remove_dot_segments(&mut self, mark: usize) {
-        crate::resolve::remove_dot_segments_in_place(self.materialize(), mark);
+    /// The first starts at `first` in that path
+    /// ([`crate::resolve::first_dot_segment`]).
+    pub(crate) fn remove_dot_segments(&mut self, mark: usize, first: usize) {
+        crate::resolve::remove_dot_segments_from(self.materialize(), mark, mark + first);
     }
 
     /// Replace `src[pos..end]` with its percent-encoding normalization
