@@ -1441,7 +1441,10 @@ fn write_by_origin(
 }
 
 /// Format `pieces` in parallel, a few per worker at a time, and write them
-/// in order. A group's buffers are reused by the next group: fresh ones
+/// in order from a thread of their own: a `write` copies into the page
+/// cache, which takes pages of fresh memory, and on a worker that time was
+/// taken from formatting (a tenth of the output phase, BENCHMARKS.md §25).
+/// The writer's groups come back as buffers for later groups: fresh ones
 /// would be new memory, faulted in page by page.
 fn write_pieces<P: Sync>(
     pieces: &[P],
@@ -1449,27 +1452,45 @@ fn write_pieces<P: Sync>(
     fill: impl Fn(&P, &mut Vec<u8>) + Sync,
 ) -> Result<(), Error> {
     let threads = rayon::current_num_threads().max(1);
-    let mut spare: Vec<Vec<u8>> = Vec::new();
-    for group in pieces.chunks(4 * threads) {
-        let bufs: Vec<Vec<u8>> = group
-            .iter()
-            .map(|_| spare.pop().unwrap_or_default())
-            .collect();
-        let texts: Vec<Vec<u8>> = group
-            .par_iter()
-            .zip(bufs)
-            .map(|(piece, mut text)| {
-                text.clear();
-                fill(piece, &mut text);
-                text
+    // One group queued while one is written and one formatted.
+    let (to_write, written) = std::sync::mpsc::sync_channel::<Vec<Vec<u8>>>(1);
+    let (give_back, spares) = std::sync::mpsc::channel::<Vec<Vec<u8>>>();
+    std::thread::scope(|scope| {
+        let writer = std::thread::Builder::new()
+            .name("irinorm-write".into())
+            .spawn_scoped(scope, move || {
+                for texts in written {
+                    for t in &texts {
+                        out(t)?;
+                    }
+                    // The formatter may be done: then the buffers go.
+                    let _ = give_back.send(texts);
+                }
+                Ok(())
             })
-            .collect();
-        for t in texts {
-            out(&t)?;
-            spare.push(t);
+            .map_err(|e| Error::io("cannot start a writer thread".into(), &e))?;
+        for group in pieces.chunks(4 * threads) {
+            let mut bufs = spares.try_recv().unwrap_or_default();
+            bufs.resize_with(group.len(), Vec::new);
+            let texts: Vec<Vec<u8>> = group
+                .par_iter()
+                .zip(bufs)
+                .map(|(piece, mut text)| {
+                    text.clear();
+                    fill(piece, &mut text);
+                    text
+                })
+                .collect();
+            if to_write.send(texts).is_err() {
+                // The writer stopped at an error, which `join` returns.
+                break;
+            }
         }
-    }
-    Ok(())
+        drop(to_write);
+        writer
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
 }
 
 /// A row of the sorted output, with its key's SURT where the sort computed
@@ -1798,6 +1819,35 @@ mod tests {
                 assert_eq!(n, rows, "{rows} rows, pieces of {piece}");
                 assert!(got == want, "{rows} rows, pieces of {piece}");
             }
+        }
+    }
+
+    /// A write that fails stops the output with its error, in every group
+    /// (the first, one in the middle, the last): nothing is written after
+    /// it, and the formatting does not wait for a writer that is gone.
+    #[test]
+    fn a_failed_write_stops_the_output_with_its_error() {
+        let (parts, tape) = parts(2500);
+        // Pieces of 10 rows: 250 pieces, in groups of 4 per worker.
+        for fail_at in [1, 2, 9, 120, 250] {
+            let mut calls = 0;
+            let r = write_by_origin(
+                &parts,
+                &tape,
+                10,
+                |t: &mut Vec<u8>, p: &Part, r: &Row| t.extend_from_slice(p.key(r)),
+                &mut |_: &[u8]| {
+                    calls += 1;
+                    if calls == fail_at {
+                        let e = std::io::Error::other("disk full");
+                        return Err(Error::io("cannot write the output".into(), &e));
+                    }
+                    Ok(())
+                },
+            );
+            let e = r.unwrap_err();
+            assert!(e.to_string().contains("disk full"), "{e}");
+            assert_eq!(calls, fail_at);
         }
     }
 
