@@ -161,3 +161,43 @@ fn input_truncated_while_it_is_read() {
     let (lines, _, accepted, _) = add_up(&o);
     assert!(lines >= 1 && accepted >= 1 && lines <= 400_000);
 }
+
+/// `normalize` on a stream answers each batch before the next one comes:
+/// a line written to a pipe that stays open has its key on stdout while
+/// the input has not ended (the output is written by a thread of its own,
+/// which must pass each chunk on at once).
+#[test]
+fn normalize_answers_a_stream_before_it_ends() {
+    use std::io::{BufRead, BufReader};
+    let mut child = bin()
+        .args(["normalize", "-q", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            if tx.send(line.unwrap()).is_err() {
+                return;
+            }
+        }
+    });
+    for (input, want) in [
+        ("HTTP://Example.COM:80/a/./b\n", "http://example.com/a/b"),
+        ("http://münchen.de/\n", "http://xn--mnchen-3ya.de/"),
+    ] {
+        stdin.write_all(input.as_bytes()).unwrap();
+        stdin.flush().unwrap();
+        let got = rx
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .expect("a key before the input ended");
+        assert_eq!(got, want);
+    }
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    reader.join().unwrap();
+}

@@ -58,14 +58,55 @@ pub struct Config {
 }
 
 /// Map every line or record of `inputs` through `key`; each batch's output
-/// goes to `out` in order (on [`Config::pool`]).
+/// goes to `out` in order (keyed on [`Config::pool`]). `out` is called from
+/// a thread of its own, which writes a batch's chunks as they come while
+/// the workers key the next batch: on one worker, writing had taken its
+/// time from keying (BENCHMARKS.md §25). Each chunk is passed on as soon as
+/// its batch is keyed, so a slow stream's output is not held back.
 pub fn run(
     inputs: Vec<Opened>,
     format: &Format,
     key: &KeyFn<'_>,
     cfg: &Config,
     obs: &mut dyn Observer,
-    out: &mut dyn FnMut(&[u8]) -> Result<(), Error>,
+    out: &mut (dyn FnMut(&[u8]) -> Result<(), Error> + Send),
+) -> Result<Stats, Error> {
+    // Chunks of output on their way: a few, so memory stays bounded.
+    let (to_write, texts) = std::sync::mpsc::sync_channel::<Vec<u8>>(8);
+    std::thread::scope(|scope| {
+        let writer = std::thread::Builder::new()
+            .name("irinorm-write".into())
+            .spawn_scoped(scope, move || {
+                for t in texts {
+                    out(&t)?;
+                }
+                Ok(())
+            })
+            .map_err(|e| Error::io("cannot start a writer thread".into(), &e))?;
+        let mut send = |t: Vec<u8>| {
+            to_write
+                .send(t)
+                .map_err(|_| Error::msg("the output writer stopped"))
+        };
+        let mapped = map_all(inputs, format, key, cfg, obs, &mut send);
+        // The end of the output: the writer drains what is queued.
+        drop(to_write);
+        // The writer's error first: it is why a chunk could not be sent.
+        writer
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+        mapped
+    })
+}
+
+/// [`run`] on this thread, handing each piece of output to `out`.
+fn map_all(
+    inputs: Vec<Opened>,
+    format: &Format,
+    key: &KeyFn<'_>,
+    cfg: &Config,
+    obs: &mut dyn Observer,
+    out: &mut dyn FnMut(Vec<u8>) -> Result<(), Error>,
 ) -> Result<Stats, Error> {
     let mut stats = Stats::default();
     let mut layout: Option<Layout> = None;
@@ -76,7 +117,7 @@ pub fn run(
         Format::Lines | Format::Cdx(_) => b',',
     };
     if cfg.output == MapOutput::Csv {
-        out(b"line,input,output,error\n")?;
+        out(b"line,input,output,error\n".to_vec())?;
     }
     for_each_batch(
         inputs,
@@ -92,7 +133,7 @@ pub fn run(
                     layout = l;
                     if let Some(c) = c {
                         if let (Some(h), MapOutput::Cdx) = (&c.header, &cfg.output) {
-                            out(format!("{}\n", CdxLayout::header_with_key(h)).as_bytes())?;
+                            out(format!("{}\n", CdxLayout::header_with_key(h)).into_bytes())?;
                         }
                         cdx = Some(c.layout);
                     }
@@ -109,7 +150,7 @@ pub fn run(
                                 field_with(&mut t, output_column.as_bytes(), delim);
                                 t.push(delim);
                                 t.extend_from_slice(b"error\n");
-                                out(&t)?;
+                                out(t)?;
                             }
                         }
                     }
@@ -126,7 +167,7 @@ pub fn run(
                 None => work(),
             };
             for o in outs {
-                out(&o.text)?;
+                out(o.text)?;
                 for r in &o.rejects {
                     obs.reject(r)?;
                 }
