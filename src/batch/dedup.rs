@@ -1443,7 +1443,8 @@ fn write_by_origin(
 /// Format `pieces` in parallel, a few per worker at a time, and write them
 /// in order from a thread of their own: a `write` copies into the page
 /// cache, which takes pages of fresh memory, and on a worker that time was
-/// taken from formatting (a tenth of the output phase, BENCHMARKS.md §25).
+/// taken from formatting (40 ms of `write` calls for a 123 MB output,
+/// BENCHMARKS.md §25).
 /// The writer's groups come back as buffers for later groups: fresh ones
 /// would be new memory, faulted in page by page.
 fn write_pieces<P: Sync>(
