@@ -39,7 +39,7 @@ use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 use rayon::prelude::*;
 
 use super::line::{line_key, reject_input, strip_cr, ChunkLines, Text};
-use super::sink::{csv_field, csv_u64};
+use super::sink::{csv_field, csv_u64, write_behind};
 use super::slots::{prefetch, prefetch_bytes, Slots};
 use super::sort::sort_by_fields;
 use super::source::{
@@ -813,7 +813,8 @@ impl Arena {
     #[inline]
     fn key_at(&self, at: u32) -> &[u8] {
         let (b, o) = self.block(at);
-        self.body(at, 0, u32_at(b, o + KEY_LEN_AT) as usize)
+        let len = u32_at(b, o + KEY_LEN_AT) as usize;
+        &b[o + HEAD..o + HEAD + len]
     }
 
     #[inline]
@@ -1453,23 +1454,12 @@ fn write_pieces<P: Sync>(
     fill: impl Fn(&P, &mut Vec<u8>) + Sync,
 ) -> Result<(), Error> {
     let threads = rayon::current_num_threads().max(1);
-    // One group queued while one is written and one formatted.
-    let (to_write, written) = std::sync::mpsc::sync_channel::<Vec<Vec<u8>>>(1);
     let (give_back, spares) = std::sync::mpsc::channel::<Vec<Vec<u8>>>();
-    std::thread::scope(|scope| {
-        let writer = std::thread::Builder::new()
-            .name("irinorm-write".into())
-            .spawn_scoped(scope, move || {
-                for texts in written {
-                    for t in &texts {
-                        out(t)?;
-                    }
-                    // The formatter may be done: then the buffers go.
-                    let _ = give_back.send(texts);
-                }
-                Ok(())
-            })
-            .map_err(|e| Error::io("cannot start a writer thread".into(), &e))?;
+    // One group queued while one is written and one formatted.
+    let write = |texts: &Vec<Vec<u8>>| texts.iter().try_for_each(|t| out(t));
+    // The formatting may be done: then the buffers go.
+    let done = move |texts| drop(give_back.send(texts));
+    write_behind(1, write, done, |send| {
         for group in pieces.chunks(4 * threads) {
             let mut bufs = spares.try_recv().unwrap_or_default();
             bufs.resize_with(group.len(), Vec::new);
@@ -1482,15 +1472,9 @@ fn write_pieces<P: Sync>(
                     text
                 })
                 .collect();
-            if to_write.send(texts).is_err() {
-                // The writer stopped at an error, which `join` returns.
-                break;
-            }
+            send(texts)?;
         }
-        drop(to_write);
-        writer
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        Ok(())
     })
 }
 

@@ -18,7 +18,7 @@ use rayon::prelude::*;
 use super::line::{
     line_key, record_key, record_reject_text, reject_input, strip_cr, ChunkLines, RecordKey, Text,
 };
-use super::sink::{csv_u64, field_with};
+use super::sink::{csv_u64, field_with, write_behind};
 use super::source::{
     chunk_size, for_each_batch, for_each_line, line_chunks, Batch, Format, Item, Layout, Opened,
 };
@@ -72,31 +72,12 @@ pub fn run(
     out: &mut (dyn FnMut(&[u8]) -> Result<(), Error> + Send),
 ) -> Result<Stats, Error> {
     // Chunks of output on their way: a few, so memory stays bounded.
-    let (to_write, texts) = std::sync::mpsc::sync_channel::<Vec<u8>>(8);
-    std::thread::scope(|scope| {
-        let writer = std::thread::Builder::new()
-            .name("irinorm-write".into())
-            .spawn_scoped(scope, move || {
-                for t in texts {
-                    out(&t)?;
-                }
-                Ok(())
-            })
-            .map_err(|e| Error::io("cannot start a writer thread".into(), &e))?;
-        let mut send = |t: Vec<u8>| {
-            to_write
-                .send(t)
-                .map_err(|_| Error::msg("the output writer stopped"))
-        };
-        let mapped = map_all(inputs, format, key, cfg, obs, &mut send);
-        // The end of the output: the writer drains what is queued.
-        drop(to_write);
-        // The writer's error first: it is why a chunk could not be sent.
-        writer
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
-        mapped
-    })
+    write_behind(
+        8,
+        |t: &Vec<u8>| out(t),
+        drop,
+        |send| map_all(inputs, format, key, cfg, obs, send),
+    )
 }
 
 /// [`run`] on this thread, handing each piece of output to `out`.

@@ -171,6 +171,45 @@ fn default_permissions() -> Option<std::fs::Permissions> {
     None
 }
 
+/// Run `produce` while a thread of its own writes, in order, what it
+/// sends: `write` is called on each item, then `done` gets the item back
+/// (to reuse its buffers). At most `queue` items wait between the two, so
+/// memory stays bounded, and each is written as soon as it is sent, so a
+/// slow stream is answered at once. The writer's error comes first (it is
+/// why a send failed: `produce` then stops); a panic on either side is
+/// resumed.
+pub(super) fn write_behind<T: Send, R>(
+    queue: usize,
+    mut write: impl FnMut(&T) -> Result<(), Error> + Send,
+    mut done: impl FnMut(T) + Send,
+    produce: impl FnOnce(&mut dyn FnMut(T) -> Result<(), Error>) -> Result<R, Error>,
+) -> Result<R, Error> {
+    let (to_write, items) = std::sync::mpsc::sync_channel::<T>(queue);
+    std::thread::scope(|scope| {
+        let writer = std::thread::Builder::new()
+            .name("irinorm-write".into())
+            .spawn_scoped(scope, move || {
+                for item in items {
+                    write(&item)?;
+                    done(item);
+                }
+                Ok(())
+            })
+            .map_err(|e| Error::io("cannot start a writer thread".into(), &e))?;
+        let produced = produce(&mut |item| {
+            to_write
+                .send(item)
+                .map_err(|_| Error::msg("the output writer stopped"))
+        });
+        // The end of the output: the writer drains what is queued.
+        drop(to_write);
+        writer
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+        produced
+    })
+}
+
 /// Append one CSV field to `out`, quoted only when it contains `,` `"` CR or
 /// LF (RFC 4180).
 #[inline]
