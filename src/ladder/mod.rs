@@ -10,6 +10,7 @@
 //! Each rung includes the ones below it. The *key* of a reference at a level
 //! is its canonical form, in URI form by default.
 
+mod http;
 pub mod protocol;
 pub mod scheme;
 pub mod syntax;
@@ -215,8 +216,13 @@ impl Normalizer {
 /// The canonical URI form of `r` at the syntax or scheme rung: one pass over
 /// the components, copying nothing while the text is already canonical.
 fn canonical<'a>(r: &IriRef<'a>, level: Level, nfc: bool) -> Result<Cow<'a, str>> {
-    if !nfc && is_canonical(r, level) {
-        return Ok(Cow::Borrowed(r.as_str()));
+    if !nfc {
+        if is_canonical(r, level) {
+            return Ok(Cow::Borrowed(r.as_str()));
+        }
+        if let Some(key) = http::rewrite(r, level >= Level::Scheme) {
+            return key;
+        }
     }
     canonical_rewrite(r, level, nfc)
 }
@@ -801,6 +807,90 @@ mod tests {
         }
         // The shortcut is taken (a test of nothing would pass too).
         assert!(shortcuts > 1000, "{shortcuts}");
+    }
+
+    /// The specialised rewrite of `http(s)` and `file` gives the general
+    /// rewrite's key, or its error (same kind, same place), for every
+    /// spelling variant of each component.
+    #[test]
+    fn http_rewrite_is_the_general_rewrite() {
+        let long = format!("{}.example", "a".repeat(64));
+        let hosts = [
+            "example.com",
+            "Example.COM",
+            "",
+            "xn--mnchen-3ya.de",
+            "XN--MNCHEN-3YA.de",
+            "münchen.de",
+            "M%C3%BCnchen.de",
+            "%41b.c",
+            "a-b.c",
+            "xn--a.c",
+            "xn--zz",
+            "xn--%7A",
+            "a..b",
+            "ex%2Dample",
+            "%2e",
+            ".",
+            long.as_str(),
+            "Ü.example",
+            "a%2",
+        ];
+        let mut taken = 0;
+        for scheme in [
+            "http", "HTTP", "hTtPs", "https", "file", "FILE", "httpx", "htt", "ws",
+        ] {
+            for host in hosts {
+                for port in ["", ":", ":80", ":0080", ":443", ":8080", ":0", ":00"] {
+                    for path in [
+                        "",
+                        "/",
+                        "/a/./b/../c",
+                        "/%7e%2E%2e/x",
+                        "/ü/%c3%bc",
+                        "/.",
+                        "/a/..",
+                    ] {
+                        for tail in ["", "?q=%7E&x=ü", "#f%2e#g", "?#", "?a/../b#/./"] {
+                            let s = format!("{scheme}://{host}{port}{path}{tail}");
+                            let Ok(r) = parse(&s) else { continue };
+                            for level in [Level::Syntax, Level::Scheme, Level::Protocol] {
+                                let at = level >= Level::Scheme;
+                                let Some(fast) = http::rewrite(&r, at) else {
+                                    continue;
+                                };
+                                taken += 1;
+                                let fast = fast.map(Cow::into_owned);
+                                let full = canonical_rewrite(&r, level, false).map(Cow::into_owned);
+                                assert_eq!(fast, full, "{s} at {level:?}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // The specialised rewrite is taken (a test of nothing would pass).
+        assert!(taken > 30_000, "{taken}");
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(20_000))]
+        /// Random references, their flags as the scan left them and all set:
+        /// the specialised rewrite agrees with the general one.
+        #[test]
+        fn http_rewrite_agrees_on_random_references(
+            s in "(HTTP|http|https|Https|file|File|htt):(//([a-zA-Z0-9.:@%-]|é|xn--|%[0-9a-fA-F]{2}){0,12})?([a-zA-Z0-9/?#.%~;-]|%[0-9a-fA-F]{2}|é|\u{E000}){0,16}",
+            level in proptest::sample::select(vec![Level::Syntax, Level::Scheme, Level::Protocol]),
+        ) {
+            if let Ok(r) = parse(&s) {
+                for r in [r, r.with_all_flags()] {
+                    if let Some(fast) = http::rewrite(&r, level >= Level::Scheme) {
+                        let full = canonical_rewrite(&r, level, false).map(Cow::into_owned);
+                        proptest::prop_assert_eq!(fast.map(Cow::into_owned), full, "{}", s);
+                    }
+                }
+            }
+        }
     }
 
     proptest::proptest! {

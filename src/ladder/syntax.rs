@@ -41,6 +41,18 @@ pub fn recycle(s: String) {
     }
 }
 
+/// An empty string with room for `need` bytes: this thread's spare one
+/// ([`recycle`]) when it is large enough.
+#[inline]
+pub(crate) fn spare(need: usize) -> String {
+    let mut s = SPARE.with(Cell::take);
+    if s.capacity() < need {
+        s = String::with_capacity(need);
+    }
+    s.clear();
+    s
+}
+
 /// Builds an output that usually equals its source: it copies nothing until
 /// the first change, so an already-canonical reference comes back
 /// `Cow::Borrowed` with no allocation.
@@ -74,12 +86,7 @@ impl<'a> Out<'a> {
     fn materialize(&mut self) -> &mut String {
         let (src, pos, room) = (self.src, self.pos, self.room);
         self.buf.get_or_insert_with(|| {
-            let need = src.len() + room;
-            let mut s = SPARE.with(Cell::take);
-            if s.capacity() < need {
-                s = String::with_capacity(need);
-            }
-            s.clear();
+            let mut s = spare(src.len() + room);
             s.push_str(&src[..pos]);
             s
         })
@@ -161,16 +168,12 @@ impl<'a> Out<'a> {
     #[inline]
     pub(crate) fn emit_lower(&mut self, end: usize) {
         let c = &self.src[self.pos..end];
-        match c.bytes().position(|b| b.is_ascii_uppercase()) {
-            None => self.keep(end),
-            Some(i) => {
-                let buf = self.materialize();
-                let from = buf.len() + i;
-                buf.push_str(c);
-                buf[from..].make_ascii_lowercase();
-                self.pos = end;
-            }
+        if self.buf.is_none() && !has_upper(c.as_bytes()) {
+            self.pos = end;
+            return;
         }
+        push_lower(self.materialize(), c);
+        self.pos = end;
     }
 
     /// Copy `src[pos..end]` unchanged.
@@ -288,6 +291,18 @@ fn special_mask(b: &[u8], start: usize, hash: bool) -> u32 {
     }
 }
 
+/// Append `s` to `out`, its percent-encoding normalized ([`norm_pct`]).
+#[inline]
+pub(crate) fn push_norm_pct(out: &mut String, s: &str, encode_hash: bool) {
+    match pct_change_at(s.as_bytes(), encode_hash) {
+        None => out.push_str(s),
+        Some(i) => {
+            out.push_str(&s[..i]);
+            norm_pct_into(out, &s[i..], encode_hash);
+        }
+    }
+}
+
 /// Append the percent-encoding normalization of `s` to `out` (see
 /// [`norm_pct`]).
 fn norm_pct_into(out: &mut String, s: &str, encode_hash: bool) {
@@ -366,6 +381,63 @@ pub(crate) fn norm_reg_name(s: &str) -> Cow<'_, str> {
         Cow::Borrowed(s)
     } else {
         Cow::Owned(out)
+    }
+}
+
+/// The ASCII lowercase of the eight bytes of `w`: each byte `A`..=`Z` gets
+/// its 0x20 bit, every other byte (non-ASCII ones too) is kept. A byte at a
+/// time, `make_ascii_lowercase` cost a scheme and a host 200 instructions a
+/// line (BENCHMARKS.md §26).
+#[inline]
+fn lower_word(w: u64) -> u64 {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let low = w & LOW7;
+    // The high bit of each byte: its low seven bits are ≥ 'A' (0x41), and
+    // ≥ '[' (0x5B). No sum carries into the next byte (0x7F + 0x3F < 0x100).
+    let ge_a = low + 0x3f3f_3f3f_3f3f_3f3f;
+    let past_z = low + 0x2525_2525_2525_2525;
+    let upper = ge_a & !past_z & !w & HIGH;
+    w | (upper >> 2)
+}
+
+/// `b` has an ASCII uppercase letter.
+#[inline]
+fn has_upper(b: &[u8]) -> bool {
+    let mut words = b.chunks_exact(8);
+    for w in &mut words {
+        let w = u64::from_le_bytes(w.try_into().unwrap_or_default());
+        if lower_word(w) != w {
+            return true;
+        }
+    }
+    words.remainder().iter().any(u8::is_ascii_uppercase)
+}
+
+/// Append the ASCII lowercase of `s` to `buf`: copied, then lowercased in
+/// place eight bytes at a time (the last word overlapping the one before
+/// it: lowercasing twice changes nothing).
+#[inline]
+pub(crate) fn push_lower(buf: &mut String, s: &str) {
+    let from = buf.len();
+    buf.push_str(s);
+    // SAFETY: only bytes `A`..=`Z` change, to `a`..=`z`: the string stays
+    // the UTF-8 it was.
+    let b = unsafe { &mut buf.as_bytes_mut()[from..] };
+    let n = b.len();
+    if n < 8 {
+        b.make_ascii_lowercase();
+        return;
+    }
+    let mut lower_at = |i: usize| {
+        let w = u64::from_le_bytes(b[i..i + 8].try_into().unwrap_or_default());
+        b[i..i + 8].copy_from_slice(&lower_word(w).to_le_bytes());
+    };
+    for i in (0..n - 7).step_by(8) {
+        lower_at(i);
+    }
+    if n % 8 != 0 {
+        lower_at(n - 8);
     }
 }
 
@@ -535,6 +607,39 @@ mod tests {
         // Too big to keep: not kept.
         recycle(String::with_capacity(1 << 13));
         assert_eq!(SPARE.with(Cell::take).capacity(), 0);
+    }
+
+    #[test]
+    fn words_lowercase_as_bytes_do() {
+        // Every byte value in every lane, next to neighbours that would
+        // carry or borrow into it if the sums spilled.
+        for b in 0..=255u8 {
+            for lane in 0..8 {
+                for fill in [0u8, b'@', b'Z', b'[', 0x7f, 0x80, 0xff] {
+                    let mut w = [fill; 8];
+                    w[lane] = b;
+                    let want = w.map(|c| c.to_ascii_lowercase());
+                    let got = lower_word(u64::from_le_bytes(w)).to_le_bytes();
+                    assert_eq!(got, want, "{w:?}");
+                    assert_eq!(has_upper(&w), w.iter().any(u8::is_ascii_uppercase));
+                }
+            }
+        }
+        let text = "HTTPS://Ex.COM/ÄÖ@[Z]`{z}";
+        for start in 0..text.len() {
+            for end in start..=text.len() {
+                let Some(s) = text.get(start..end) else {
+                    continue;
+                };
+                let mut buf = String::from("X");
+                push_lower(&mut buf, s);
+                assert_eq!(buf, format!("X{}", s.to_ascii_lowercase()));
+                assert_eq!(
+                    has_upper(s.as_bytes()),
+                    s.bytes().any(|c| c.is_ascii_uppercase())
+                );
+            }
+        }
     }
 
     #[test]

@@ -1,0 +1,159 @@
+//! The rewrite of the usual crawl line, specialised: an `http`, `https`
+//! or `file` URI with a registered-name host (draft-ietf-iri-3987bis §5.3.2 and
+//! §5.3.3, RFC 3986 §6.2.2–§6.2.3, the default ports of RFC 9110 §4.2).
+//!
+//! [`super::canonical_rewrite`] walks any reference through a lazily
+//! copied output, asking at each component what the scheme's rules are and
+//! whether anything changed yet. A line that reaches a rewrite almost
+//! always changes, and almost always is `http(s)://host/…`: here the key
+//! is written at once into one buffer, the scheme and the host lowercased
+//! together in one pass, and only the components the scan's [`flags`] name
+//! are visited again. Every other shape (userinfo, an IP literal, another
+//! scheme, NFC) is left to the general rewrite; a differential test holds
+//! the two to the same keys and errors.
+
+use std::borrow::Cow;
+
+use super::syntax::{norm_reg_name, push_lower, push_norm_pct, spare};
+use crate::error::{Error, ErrorKind, Result};
+use crate::iri::{flags, HostKind, IriRef};
+use crate::resolve::{first_dot_segment, remove_dot_segments_from};
+
+/// The lowercase scheme of `s` (of `scheme_len` bytes) when it is `http`,
+/// `https` or `file` in any case, and whether it names a DNS host.
+#[inline]
+fn known_scheme(s: &[u8], scheme_len: usize) -> Option<(&'static str, bool)> {
+    // `| 0x20` lowercases a letter, and makes the letters of these schemes
+    // of no other byte than their uppercase.
+    let word = u32::from_le_bytes(s.get(..4)?.try_into().ok()?) | 0x2020_2020;
+    match (word.to_le_bytes(), scheme_len) {
+        (w, 4) if w == *b"http" => Some(("http", true)),
+        (w, 5) if w == *b"http" && s[4] | 0x20 == b's' => Some(("https", true)),
+        (w, 4) if w == *b"file" => Some(("file", false)),
+        _ => None,
+    }
+}
+
+/// The key of `r` at the syntax rung (`at_scheme` false) or the scheme
+/// rung, when `r` has the shape this module writes; `None` otherwise.
+#[inline]
+pub(super) fn rewrite<'a>(r: &IriRef<'a>, at_scheme: bool) -> Option<Result<Cow<'a, str>>> {
+    if r.host_kind() != Some(HostKind::RegName) || r.userinfo().is_some() {
+        return None;
+    }
+    let s = r.as_str();
+    let (hs, he) = r.host_range()?;
+    let (scheme, dns) = known_scheme(s.as_bytes(), r.scheme()?.len())?;
+    Some(write(r, at_scheme, dns, (hs, he), scheme))
+}
+
+/// [`rewrite`] once the shape is known: `scheme` is the lowercase scheme,
+/// `dns` says it is `http(s)`, `s[hs..he]` is the host.
+fn write<'a>(
+    r: &IriRef<'a>,
+    at_scheme: bool,
+    dns: bool,
+    (hs, he): (usize, usize),
+    scheme: &'static str,
+) -> Result<Cow<'a, str>> {
+    let s = r.as_str();
+    let f = r.flags();
+    // The scheme rung of a DNS scheme (§5.3.3); `file` has none of it.
+    let dns = at_scheme && dns;
+    // http(s) needs a host (RFC 9110 §4.2.1), as the general rewrite says
+    // before anything else.
+    if dns && hs == he {
+        return Err(Error::new(0, ErrorKind::HostRequired { scheme }));
+    }
+    let room = if f & flags::NON_ASCII != 0 {
+        3 * s.len() + 16
+    } else {
+        s.len() + 16
+    };
+    let mut out = spare(room);
+    let idna = |e: crate::host::IdnaError| Error::new(hs, ErrorKind::Idna(e.0));
+    // Scheme, "://" and host: lowercase (§5.3.2.1), in one pass when the
+    // host has no '%' and is ASCII.
+    let lower = f & (flags::SCHEME_UPPER | flags::HOST_UPPER) != 0;
+    let host = &s[hs..he];
+    let idn = dns && f & flags::HOST_NON_ASCII != 0;
+    if f & (flags::HOST_PCT | flags::HOST_NON_ASCII) == 0 {
+        if lower {
+            push_lower(&mut out, &s[..he]);
+        } else {
+            out.push_str(&s[..he]);
+        }
+    } else {
+        if f & flags::SCHEME_UPPER != 0 {
+            push_lower(&mut out, &s[..hs]);
+        } else {
+            out.push_str(&s[..hs]);
+        }
+        if idn {
+            // An IDN host: the syntax rung's percent-encoding and ToASCII
+            // (§5.3.3) at once, remembered per thread by the host as written.
+            crate::host::idn_to_ascii(host, norm_reg_name, &mut |a| out.push_str(a))
+                .map_err(idna)?;
+        } else {
+            out.push_str(&norm_reg_name(host));
+        }
+    }
+    if dns {
+        // ToASCII (§5.3.3) can change an ASCII name only at an A-label
+        // (`xn--`: a '-', perhaps decoded from `%2D`).
+        if !idn && f & (flags::HOST_HYPHEN | flags::HOST_PCT) != 0 {
+            if let Cow::Owned(a) = crate::host::domain_to_ascii(&out[hs..]).map_err(idna)? {
+                out.truncate(hs);
+                out.push_str(&a);
+            }
+        }
+        let host = &out[hs..];
+        crate::host::verify_dns_length(host).map_err(idna)?;
+        if host.is_empty() {
+            return Err(Error::new(hs, ErrorKind::HostRequired { scheme }));
+        }
+    }
+    if let Some(port) = r.port() {
+        if !at_scheme {
+            out.push(':');
+            out.push_str(port);
+        } else if let Some(p) = super::scheme::port(super::scheme::rules(scheme), port) {
+            out.push(':');
+            out.push_str(p);
+        }
+    }
+    // The path: percent-encoding normalized, then its dot segments removed
+    // (§5.3.2.4; a decoded `%2E` can make one). After an authority a
+    // non-empty path starts with '/'.
+    let (ps, pe) = r.path_range();
+    let mark = out.len();
+    push_part(&mut out, &s[ps..pe], f & flags::PATH_DIRTY != 0, false);
+    if f & (flags::PATH_DOT | flags::PATH_DIRTY) != 0 && out.as_bytes().get(mark) == Some(&b'/') {
+        if let Some(first) = first_dot_segment(&out[mark..]) {
+            remove_dot_segments_from(&mut out, mark, mark + first);
+        }
+    } else if ps == pe && dns {
+        // §5.3.3: an empty path is "/" for http(s).
+        out.push('/');
+    }
+    if let Some(q) = r.query() {
+        out.push('?');
+        push_part(&mut out, q, f & flags::QUERY_DIRTY != 0, false);
+    }
+    if let Some(frag) = r.fragment() {
+        out.push('#');
+        push_part(&mut out, frag, f & flags::FRAGMENT_DIRTY != 0, true);
+    }
+    Ok(Cow::Owned(out))
+}
+
+/// Append a component: its percent-encoding normalized when the scan found
+/// it `dirty` (`hash`: a `#` encoded too, in the fragment), else as it is.
+#[inline]
+fn push_part(out: &mut String, c: &str, dirty: bool, hash: bool) {
+    if dirty {
+        push_norm_pct(out, c, hash);
+    } else {
+        out.push_str(c);
+    }
+}
