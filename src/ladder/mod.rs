@@ -215,11 +215,21 @@ impl Normalizer {
 
 /// The canonical URI form of `r` at the syntax or scheme rung: one pass over
 /// the components, copying nothing while the text is already canonical.
+#[inline]
 fn canonical<'a>(r: &IriRef<'a>, level: Level, nfc: bool) -> Result<Cow<'a, str>> {
+    if !nfc && is_canonical(r, level) {
+        return Ok(Cow::Borrowed(r.as_str()));
+    }
+    rewrite(r, level, nfc)
+}
+
+/// The key of a reference that is not its own key (or may not be): the
+/// specialised rewrite of the usual web shape ([`http`]), else the general
+/// one. Kept out of line, so the check of the common clean line stays
+/// small where it is inlined.
+#[inline(never)]
+fn rewrite<'a>(r: &IriRef<'a>, level: Level, nfc: bool) -> Result<Cow<'a, str>> {
     if !nfc {
-        if is_canonical(r, level) {
-            return Ok(Cow::Borrowed(r.as_str()));
-        }
         if let Some(key) = http::rewrite(r, level >= Level::Scheme) {
             return key;
         }
