@@ -43,7 +43,8 @@ use super::sink::{csv_field, csv_u64, write_behind};
 use super::slots::{prefetch, prefetch_bytes, Slots};
 use super::sort::sort_by_fields;
 use super::source::{
-    chunk_size, for_each_batch, for_each_line, line_chunks, Batch, Format, Item, Layout, Opened,
+    chunk_size, for_each_batch, for_each_line, line_chunks, Batch, Format, Item, Layout,
+    LineNumbers, Opened,
 };
 use super::{cleanup, Error, KeyFn, Observer, Reject, Stats};
 use crate::cdx::CdxLayout;
@@ -206,6 +207,7 @@ pub fn run(
     let mut stats = Stats::default();
     let mut layout: Option<Layout> = None;
     let mut cdx: Option<CdxLayout> = None;
+    let mut lines = LineNumbers::default();
     for_each_batch(
         inputs,
         format,
@@ -223,17 +225,18 @@ pub fn run(
                 }
                 Item::Batch(b) => b,
             };
+            let first_line = lines.first(&batch);
             let chunks = cfg.on_pool(|| {
                 key_batch(
-                    &batch,
-                    layout.as_ref(),
-                    cdx.as_ref(),
+                    (&batch, first_line),
+                    (layout.as_ref(), cdx.as_ref()),
                     key,
                     cfg,
                     &table.hasher,
                     &spares,
                 )
             });
+            lines.add(chunks.iter().map(|c| c.stats.lines).sum());
             if !table.room_for(&chunks) {
                 cfg.on_pool(|| table.spill())?;
                 if !table.room_for(&chunks) {
@@ -507,11 +510,11 @@ fn record_bound(e: &Entry) -> u64 {
     (HEAD + 7) as u64 + lens
 }
 
-/// Key every unit of `batch` in parallel; chunks come back in input order.
+/// Key every unit of `batch` (its first line numbered `first_line`) in
+/// parallel; chunks come back in input order.
 fn key_batch(
-    batch: &Batch,
-    layout: Option<&Layout>,
-    cdx: Option<&CdxLayout>,
+    (batch, first_line): (&Batch, u64),
+    (layout, cdx): (Option<&Layout>, Option<&CdxLayout>),
     key: &KeyFn<'_>,
     cfg: &Config,
     hasher: &foldhash::fast::FixedState,
@@ -563,7 +566,7 @@ fn key_batch(
             .collect();
     }
     let data = &batch.data;
-    line_chunks(batch, chunk_size(cfg.chunk_size, data.len()))
+    line_chunks(batch, chunk_size(cfg.chunk_size, data.len()), first_line)
         .into_par_iter()
         .map(|(range, first_line)| {
             let bytes = &data[range.clone()];

@@ -20,7 +20,8 @@ use super::line::{
 };
 use super::sink::{csv_u64, field_with, write_behind};
 use super::source::{
-    chunk_size, for_each_batch, for_each_line, line_chunks, Batch, Format, Item, Layout, Opened,
+    chunk_size, for_each_batch, for_each_line, line_chunks, Batch, Format, Item, Layout,
+    LineNumbers, Opened,
 };
 use super::{Error, KeyFn, Observer, Reject, RejectReason, Stats};
 use crate::cdx::CdxLayout;
@@ -93,6 +94,7 @@ fn map_all(
     let mut layout: Option<Layout> = None;
     let mut cdx: Option<CdxLayout> = None;
     let mut header_done = false;
+    let mut lines = LineNumbers::default();
     let delim = match format {
         Format::Records(rf) => rf.delimiter,
         Format::Lines | Format::Cdx(_) => b',',
@@ -139,14 +141,16 @@ fn map_all(
                 }
                 Item::Batch(b) => b,
             };
+            let first_line = lines.first(&batch);
             let work = || match &layout {
                 Some(l) => map_records(&batch, l, key, cfg, delim),
-                None => map_lines(&batch, cdx.as_ref(), key, cfg),
+                None => map_lines((&batch, first_line), cdx.as_ref(), key, cfg),
             };
             let outs = match &cfg.pool {
                 Some(p) => p.install(work),
                 None => work(),
             };
+            lines.add(outs.iter().map(|o| o.stats.lines).sum());
             for o in outs {
                 out(o.text)?;
                 for r in &o.rejects {
@@ -173,13 +177,13 @@ struct ChunkOut {
 }
 
 fn map_lines(
-    batch: &Batch,
+    (batch, first_line): (&Batch, u64),
     cdx: Option<&CdxLayout>,
     key: &KeyFn<'_>,
     cfg: &Config,
 ) -> Vec<ChunkOut> {
     let data = &batch.data;
-    line_chunks(batch, chunk_size(cfg.chunk_size, data.len()))
+    line_chunks(batch, chunk_size(cfg.chunk_size, data.len()), first_line)
         .into_par_iter()
         .map(|(r, first)| map_chunk(&data[r], batch, first, cdx, key, cfg))
         .collect()

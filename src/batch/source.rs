@@ -226,8 +226,12 @@ pub struct Batch {
     pub file: usize,
     /// Lines: complete lines (the last may lack its `\n`).
     pub data: Vec<u8>,
-    /// Lines: 0-based number of the first line of `data` in its input.
-    pub first_line: u64,
+    /// Lines: lines of the input before `data` that no batch holds (a
+    /// CDX header the reader took). The number of `data`'s first line is
+    /// these and the lines of the input's earlier batches, which the
+    /// consumer counts anyway ([`LineNumbers`]): the reader does not pass
+    /// over every byte once more to count them.
+    pub skipped_lines: u64,
     /// Records (empty for lines).
     pub records: Vec<Rec>,
     /// The charset the lines/fields are in (`None`: UTF-8).
@@ -379,13 +383,13 @@ fn read_input(
                 BatchReader::new(stream, batch_bytes, max_line).reusing(take().unwrap_or_default());
             let read_err = |e: io::Error| Error::io(format!("cannot read {name}"), &e);
             let first = reader.next_batch().map_err(read_err)?;
-            let mut line = 0u64;
+            let mut skipped_lines = 0u64;
             let mut skip = 0;
             let cdx = match format {
                 Format::Cdx(f) => {
                     let (input, header_len) = cdx_start(*f, first.unwrap_or(b""), &name)?;
                     if header_len > 0 {
-                        (skip, line) = (header_len, 1);
+                        (skip, skipped_lines) = (header_len, 1);
                     }
                     Some(input)
                 }
@@ -406,17 +410,15 @@ fn read_input(
                 let mut data = reader.take_batch(next);
                 let bytes = data.len() as u64;
                 data.drain(..std::mem::take(&mut skip));
-                let lines = count_lines(&data);
                 let b = Batch {
                     file,
                     data,
                     spare: Some(spare.clone()),
-                    first_line: line,
+                    skipped_lines: std::mem::take(&mut skipped_lines),
                     records: Vec::new(),
                     charset,
                     bytes,
                 };
-                line += lines;
                 if !send(Item::Batch(b)) {
                     return Ok(false);
                 }
@@ -485,7 +487,7 @@ fn read_input(
                         file,
                         data: Vec::new(),
                         spare: None,
-                        first_line: 0,
+                        skipped_lines: 0,
                         records: std::mem::replace(&mut pending, Vec::with_capacity(1024)),
                         charset,
                         bytes: byte - last_byte,
@@ -752,17 +754,44 @@ pub fn for_each_line<'a>(chunk: &'a [u8], mut f: impl FnMut(&'a [u8], usize)) ->
     n
 }
 
+/// The 0-based number of the first line of each batch of lines, in the
+/// order [`for_each_batch`] hands them out: the input's skipped lines and
+/// the lines of its earlier batches, which the consumer counted (its
+/// chunks' [`for_each_line`]) and gives back with [`LineNumbers::add`].
+#[derive(Default)]
+pub struct LineNumbers {
+    file: Option<usize>,
+    next: u64,
+}
+
+impl LineNumbers {
+    /// The number of `batch`'s first line in its input.
+    pub fn first(&mut self, batch: &Batch) -> u64 {
+        if self.file != Some(batch.file) {
+            (self.file, self.next) = (Some(batch.file), 0);
+        }
+        self.next += batch.skipped_lines;
+        self.next
+    }
+
+    /// The batch just numbered held `lines` lines.
+    pub fn add(&mut self, lines: u64) {
+        self.next += lines;
+    }
+}
+
 /// `batch`'s lines cut into chunks of about `chunk_size` bytes at line
 /// ends, each with the 0-based number of its first line in the input
-/// (counted in parallel on the current rayon pool).
-pub fn line_chunks(batch: &Batch, chunk_size: usize) -> Vec<(Range<usize>, u64)> {
+/// (`first_line` for the batch's, [`LineNumbers`]; the chunks' lines
+/// counted in parallel on the current rayon pool).
+pub fn line_chunks(batch: &Batch, chunk_size: usize, first_line: u64) -> Vec<(Range<usize>, u64)> {
     use rayon::prelude::*;
     let ranges = split_chunks(&batch.data, chunk_size);
     let counts: Vec<u64> = ranges
         .par_iter()
         .map(|r| count_lines(&batch.data[r.clone()]))
         .collect();
-    let mut first = batch.first_line;
+    let mut first = first_line;
     ranges
         .into_iter()
         .zip(counts)
