@@ -179,14 +179,16 @@ pub fn remove_dot_segments(path: &str) -> String {
 /// [`remove_dot_segments`] appended to `out` (what `out` holds already is
 /// kept: "drop the last output segment" never reaches into it).
 pub fn remove_dot_segments_into(path: &str, out: &mut String) {
-    let floor = out.len();
     if !has_dot_segments(path) {
         out.push_str(path);
         return;
     }
     if path.starts_with('/') {
-        out.push_str(path);
-        remove_dot_segments_in_place(out, floor);
+        if let Some(first) = next_dot_segment(path.as_bytes(), 1) {
+            push_without_dot_segments(out, path, first);
+        } else {
+            out.push_str(path);
+        }
     } else {
         rfc_steps(path, out);
     }
@@ -239,24 +241,57 @@ fn rfc_steps(path: &str, out: &mut String) {
     }
 }
 
-/// [`remove_dot_segments`] of `out[floor..]`, a path that starts with '/',
-/// in place (no second buffer): segment by segment, which for such a path
-/// is what the steps of RFC 3986 §5.2.4 come to — a `.` segment is dropped,
-/// a `..` segment drops the output's last segment (never below `floor`),
-/// any other segment is kept with its '/', and a final `.` or `..` leaves
-/// the output ending in '/'. The output never gets ahead of the input.
-/// Only the dot segments are visited ([`next_dot_segment`]); the text
-/// between two of them is moved as one block.
-pub(crate) fn remove_dot_segments_in_place(out: &mut String, floor: usize) {
-    if let Some(first) = next_dot_segment(out.as_bytes(), floor + 1) {
-        remove_dot_segments_from(out, floor, first);
+/// Append `path` (which starts with '/') to `out` without its dot
+/// segments (RFC 3986 §5.2.4), the first of which starts at `path[first]`
+/// ([`first_dot_segment`]): the steps of [`remove_dot_segments_from`], but
+/// copying from `path` and searching `path` for the next dot segment, not
+/// the bytes just written. Read back at once, those stall the 16-byte
+/// loads of the search (stores not yet drained forward to no wider load):
+/// `perf annotate` put a third of the search's samples on that load
+/// (BENCHMARKS.md §26).
+pub(crate) fn push_without_dot_segments(out: &mut String, path: &str, first: usize) {
+    let b = path.as_bytes();
+    assert!(b.first() == Some(&b'/'), "not an absolute path");
+    assert!(first > 0 && dot_segment_at(b, first), "not a dot segment");
+    let floor = out.len();
+    // `b[r]` is a '/' (or `r == b.len()`).
+    let (mut r, mut next) = (0, Some(first));
+    while let Some(dot) = next {
+        // `b[dot - 1]` is the dot segment's '/': the segments before it are
+        // kept as one block.
+        out.push_str(&path[r..dot - 1]);
+        let e = if b.get(dot + 1) == Some(&b'.') {
+            // ".." drops the output's last segment.
+            let w = out.as_bytes()[floor..]
+                .iter()
+                .rposition(|&c| c == b'/')
+                .map_or(floor, |i| floor + i);
+            out.truncate(w);
+            dot + 2
+        } else {
+            dot + 1
+        };
+        if e == b.len() {
+            out.push('/');
+        }
+        r = e;
+        next = next_dot_segment(b, r + 1);
     }
+    out.push_str(&path[r..]);
 }
 
-/// [`remove_dot_segments_in_place`] when the first dot segment is known to
-/// start at `out[first]` (a `.` after a `/`, `first > floor`), as
-/// [`first_dot_segment`] of the path found it: the path is not searched
-/// again up to there.
+/// [`remove_dot_segments`] of `out[floor..]`, a path that starts with '/',
+/// in place (no second buffer), its first dot segment known to start at
+/// `out[first]` (a `.` after a `/`, `first > floor`, as
+/// [`first_dot_segment`] of the path found it). Segment by segment, which
+/// for such a path is what the steps of RFC 3986 §5.2.4 come to: a `.`
+/// segment is dropped, a `..` segment drops the output's last segment
+/// (never below `floor`), any other segment is kept with its '/', and a
+/// final `.` or `..` leaves the output ending in '/'. The output never
+/// gets ahead of the input. Only the dot segments are visited
+/// ([`next_dot_segment`]); the text between two of them is moved as one
+/// block. For a path percent-decoded into `out` (a `%2E` may have made
+/// the dot segment); one as written is [`push_without_dot_segments`].
 pub(crate) fn remove_dot_segments_from(out: &mut String, floor: usize, first: usize) {
     // Real checks, not debug ones: the argument below needs the path to
     // start with '/' (else its first byte, perhaps part of a character,
@@ -445,6 +480,13 @@ mod tests {
         }
     }
 
+    /// The in-place removal of the whole of `out[floor..]`.
+    fn remove_dot_segments_in_place(out: &mut String, floor: usize) {
+        if let Some(first) = next_dot_segment(out.as_bytes(), floor + 1) {
+            remove_dot_segments_from(out, floor, first);
+        }
+    }
+
     #[test]
     fn in_place_removal_of_the_rfc_examples() {
         // RFC 3986 §5.2.4 and §5.4's absolute paths, and the edges of the
@@ -465,6 +507,10 @@ mod tests {
         ] {
             let mut out = format!("x{path}");
             remove_dot_segments_in_place(&mut out, 1);
+            assert_eq!(out, format!("x{want}"), "{path}");
+            // Appended from the path, which is searched instead.
+            let mut out = String::from("x");
+            remove_dot_segments_into(path, &mut out);
             assert_eq!(out, format!("x{want}"), "{path}");
         }
     }

@@ -17,7 +17,7 @@ use std::borrow::Cow;
 use super::syntax::{norm_reg_name, push_lower, push_norm_pct, spare};
 use crate::error::{Error, ErrorKind, Result};
 use crate::iri::{flags, HostKind, IriRef};
-use crate::resolve::{first_dot_segment, remove_dot_segments_from};
+use crate::resolve::{first_dot_segment, push_without_dot_segments, remove_dot_segments_from};
 
 /// The lowercase scheme of `s` (of `scheme_len` bytes) when it is `http`,
 /// `https` or `file` in any case, and whether it names a DNS host.
@@ -126,13 +126,30 @@ fn write<'a>(
     // (§5.3.2.4; a decoded `%2E` can make one). After an authority a
     // non-empty path starts with '/'.
     let (ps, pe) = r.path_range();
-    let mark = out.len();
-    push_part(&mut out, &s[ps..pe], f & flags::PATH_DIRTY != 0, false);
-    if f & (flags::PATH_DOT | flags::PATH_DIRTY) != 0 && out.as_bytes().get(mark) == Some(&b'/') {
-        if let Some(first) = first_dot_segment(&out[mark..]) {
+    let path = &s[ps..pe];
+    let dot = |p: &str| p.starts_with('/').then(|| first_dot_segment(p)).flatten();
+    if f & flags::PATH_DIRTY == 0 {
+        // The path as written: its dot segments, if any, are looked for
+        // in the source, and the rest copied around them.
+        let first = if f & flags::PATH_DOT != 0 {
+            dot(path)
+        } else {
+            None
+        };
+        match first {
+            Some(first) => push_without_dot_segments(&mut out, path, first),
+            None => out.push_str(path),
+        }
+    } else {
+        // A decoded `%2E` can make a dot segment: normalized first, then
+        // looked for in the output.
+        let mark = out.len();
+        push_norm_pct(&mut out, path, false);
+        if let Some(first) = dot(&out[mark..]) {
             remove_dot_segments_from(&mut out, mark, mark + first);
         }
-    } else if ps == pe && dns {
+    }
+    if ps == pe && dns {
         // §5.3.3: an empty path is "/" for http(s).
         out.push('/');
     }
