@@ -386,8 +386,8 @@ pub(crate) fn norm_reg_name(s: &str) -> Cow<'_, str> {
 
 /// The ASCII lowercase of the eight bytes of `w`: each byte `A`..=`Z` gets
 /// its 0x20 bit, every other byte (non-ASCII ones too) is kept. A byte at a
-/// time, `make_ascii_lowercase` cost a scheme and a host 200 instructions a
-/// line (BENCHMARKS.md §26).
+/// time, the lowercase copy of a host cost about 200 instructions
+/// (BENCHMARKS.md §25).
 #[inline]
 fn lower_word(w: u64) -> u64 {
     const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
