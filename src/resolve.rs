@@ -118,6 +118,29 @@ fn next_dot_segment(b: &[u8], from: usize) -> Option<usize> {
     (from..b.len()).find(|&i| b[i] == b'.' && dot_segment_at(b, i))
 }
 
+/// The dot segment whose `.` is at `b[dot]`: where it ends, and whether
+/// it is `..` (RFC 3986 §5.2.4 C: it drops the output's last segment).
+#[inline]
+fn dot_segment_end(b: &[u8], dot: usize) -> (usize, bool) {
+    if b.get(dot + 1) == Some(&b'.') {
+        (dot + 2, true)
+    } else {
+        (dot + 1, false)
+    }
+}
+
+/// Where the last segment of the output `out[floor..]` starts (its '/'),
+/// or `floor`: the output's length once "the last segment" is dropped.
+/// A byte loop, not `memrchr`: segments are a few bytes long, and a call
+/// costs more than it saves there.
+#[inline]
+fn last_segment_start(out: &[u8], floor: usize) -> usize {
+    out[floor..]
+        .iter()
+        .rposition(|&c| c == b'/')
+        .map_or(floor, |i| floor + i)
+}
+
 /// The `.` at `b[i]` starts a `.` or `..` segment.
 #[inline]
 fn dot_segment_at(b: &[u8], i: usize) -> bool {
@@ -179,18 +202,10 @@ pub fn remove_dot_segments(path: &str) -> String {
 /// [`remove_dot_segments`] appended to `out` (what `out` holds already is
 /// kept: "drop the last output segment" never reaches into it).
 pub fn remove_dot_segments_into(path: &str, out: &mut String) {
-    if !has_dot_segments(path) {
-        out.push_str(path);
-        return;
-    }
-    if path.starts_with('/') {
-        if let Some(first) = next_dot_segment(path.as_bytes(), 1) {
-            push_without_dot_segments(out, path, first);
-        } else {
-            out.push_str(path);
-        }
-    } else {
-        rfc_steps(path, out);
+    match first_dot_segment(path) {
+        None => out.push_str(path),
+        Some(first) if path.starts_with('/') => push_without_dot_segments(out, path, first),
+        Some(_) => rfc_steps(path, out),
     }
 }
 
@@ -216,13 +231,7 @@ fn rfc_steps(path: &str, out: &mut String) {
         // C: "/../" or "/.." at the end → "/", and drop the last output segment
         else if input.starts_with("/../") || input == "/.." {
             input = if input.len() == 3 { "/" } else { &input[3..] };
-            // Byte loops, not `rfind`/`find`: segments are a few bytes long
-            // and a memchr call costs more than it saves there.
-            let cut = out.as_bytes()[floor..]
-                .iter()
-                .rposition(|&c| c == b'/')
-                .map_or(floor, |i| floor + i);
-            out.truncate(cut);
+            out.truncate(last_segment_start(out.as_bytes(), floor));
         }
         // D: "." or ".." alone
         else if input == "." || input == ".." {
@@ -260,17 +269,10 @@ pub(crate) fn push_without_dot_segments(out: &mut String, path: &str, first: usi
         // `b[dot - 1]` is the dot segment's '/': the segments before it are
         // kept as one block.
         out.push_str(&path[r..dot - 1]);
-        let e = if b.get(dot + 1) == Some(&b'.') {
-            // ".." drops the output's last segment.
-            let w = out.as_bytes()[floor..]
-                .iter()
-                .rposition(|&c| c == b'/')
-                .map_or(floor, |i| floor + i);
-            out.truncate(w);
-            dot + 2
-        } else {
-            dot + 1
-        };
+        let (e, up) = dot_segment_end(b, dot);
+        if up {
+            out.truncate(last_segment_start(out.as_bytes(), floor));
+        }
         if e == b.len() {
             out.push('/');
         }
@@ -317,16 +319,10 @@ pub(crate) fn remove_dot_segments_from(out: &mut String, floor: usize, first: us
         let slash = dot - 1;
         b.copy_within(r..slash, w);
         w += slash - r;
-        let e = if b.get(dot + 1) == Some(&b'.') {
-            // ".." drops the output's last segment.
-            w = b[floor..w]
-                .iter()
-                .rposition(|&c| c == b'/')
-                .map_or(floor, |i| floor + i);
-            dot + 2
-        } else {
-            dot + 1
-        };
+        let (e, up) = dot_segment_end(b, dot);
+        if up {
+            w = last_segment_start(&b[..w], floor);
+        }
         if e == end {
             b[w] = b'/';
             w += 1;

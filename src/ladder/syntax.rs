@@ -444,8 +444,10 @@ pub(crate) fn push_lower(buf: &mut String, s: &str) {
 /// ASCII lowercase, borrowed when already lowercase.
 #[inline]
 pub(crate) fn lower(s: &str) -> Cow<'_, str> {
-    if s.bytes().any(|c| c.is_ascii_uppercase()) {
-        Cow::Owned(s.to_ascii_lowercase())
+    if has_upper(s.as_bytes()) {
+        let mut out = String::with_capacity(s.len());
+        push_lower(&mut out, s);
+        Cow::Owned(out)
     } else {
         Cow::Borrowed(s)
     }
