@@ -3,7 +3,8 @@
 //! CSV sources; any thread count, chunk size and batch size; in memory or
 //! spilled to disk under a tiny `--memory` budget, with every ordering and
 //! form. Also: temporary files never outlive a run, an unwritable temp
-//! directory is one clear error, and quoted input is escaped on stderr.
+//! directory is one clear error, quoted input is escaped on stderr, and
+//! `normalize`'s engine names each reject by its line.
 
 mod common;
 
@@ -685,6 +686,78 @@ fn cdx_runs_are_identical_whatever_the_strategy() {
                     }
                 }
             }
+        }
+    }
+}
+
+/// `normalize`'s engine names each reject by its line in the input,
+/// whatever chunks and batches the lines fall in and whether or not its
+/// output numbers the lines itself (CSV): the chunks of a batch number
+/// their lines from their own start, and learn where they start once all
+/// of them are keyed.
+#[test]
+fn map_rejects_name_their_lines() {
+    use irinorm::batch::line::{process_line, Outcome};
+    use irinorm::batch::map::{self, MapOutput};
+    use irinorm::batch::{Error, Observer, Reject};
+
+    struct Lines(Vec<u64>);
+    impl Observer for Lines {
+        fn reject(&mut self, r: &Reject) -> Result<(), Error> {
+            self.0.push(r.line);
+            Ok(())
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let text = corpus(true);
+    let path = write(dir.path(), "u.txt", text.as_bytes());
+    let n = Normalizer::new(Options::default());
+    let key = key_fn(Prep::default(), |s: &str| n.key(s));
+    // Each line alone.
+    let want: Vec<u64> = text
+        .split_terminator('\n')
+        .zip(1..)
+        .filter(|(l, _)| {
+            matches!(
+                process_line(l.as_bytes(), 65536, None, &key),
+                Outcome::Reject(_)
+            )
+        })
+        .map(|(_, i)| i)
+        .collect();
+    assert!(want.len() > 30 && *want.last().unwrap() > 5_000, "{want:?}");
+    for output in [MapOutput::Lines, MapOutput::Csv] {
+        // Default batches (one, in several chunks), and batches of about
+        // 40 KB (many, each in chunks of at least 16 KiB).
+        for (threads, batch_bytes) in [(1, 16 << 20), (2, 16 << 20), (1, 40_000), (2, 40_000)] {
+            let cfg = map::Config {
+                chunk_size: 2 << 20,
+                max_line_bytes: 65536,
+                charset: None,
+                batch_bytes,
+                output: output.clone(),
+                pool: Some(std::sync::Arc::new(
+                    rayon::ThreadPoolBuilder::new()
+                        .num_threads(threads)
+                        .build()
+                        .unwrap(),
+                )),
+            };
+            let mut seen = Lines(Vec::new());
+            let inputs = source::open_all(&[source::Input::Path(path.clone())]).unwrap();
+            map::run(
+                inputs,
+                &Format::Lines,
+                &key,
+                &cfg,
+                &mut seen,
+                &mut |_: &[u8]| Ok(()),
+            )
+            .unwrap();
+            assert_eq!(
+                seen.0, want,
+                "{output:?}, {threads} threads, batches of {batch_bytes}"
+            );
         }
     }
 }

@@ -43,7 +43,7 @@ use super::sink::{csv_field, csv_u64, write_behind};
 use super::slots::{prefetch, prefetch_bytes, Slots};
 use super::sort::sort_by_fields;
 use super::source::{
-    chunk_size, for_each_batch, for_each_line, line_chunks, Batch, Format, Item, Layout,
+    chunk_size, for_each_batch, for_each_line, split_chunks, Batch, Format, Item, Layout,
     LineNumbers, Opened,
 };
 use super::{cleanup, Error, KeyFn, Observer, Reject, Stats};
@@ -225,10 +225,9 @@ pub fn run(
                 }
                 Item::Batch(b) => b,
             };
-            let first_line = lines.first(&batch);
-            let chunks = cfg.on_pool(|| {
+            let mut chunks = cfg.on_pool(|| {
                 key_batch(
-                    (&batch, first_line),
+                    &batch,
                     (layout.as_ref(), cdx.as_ref()),
                     key,
                     cfg,
@@ -236,7 +235,17 @@ pub fn run(
                     &spares,
                 )
             });
-            lines.add(chunks.iter().map(|c| c.stats.lines).sum());
+            if layout.is_none() {
+                // Each chunk numbered its lines from its own start; now
+                // that all have counted theirs, each learns its first.
+                let firsts = lines.chunks(&batch, chunks.iter().map(|c| c.stats.lines));
+                for (c, first) in chunks.iter_mut().zip(firsts) {
+                    c.first_line = first;
+                    for r in &mut c.rejects {
+                        r.line += first;
+                    }
+                }
+            }
             if !table.room_for(&chunks) {
                 cfg.on_pool(|| table.spill())?;
                 if !table.room_for(&chunks) {
@@ -302,7 +311,7 @@ struct Entry {
     hash: u64,
     key: Span,
     example: Span,
-    /// 1-based line.
+    /// 1-based line, counted from its chunk's [`Chunk::first_line`].
     line: u64,
     item: u32,
     /// Its place among the chunk's entries in input order (the index of
@@ -315,6 +324,11 @@ struct Chunk {
     file: u32,
     /// The chunk's bytes in the batch (lines; empty for records).
     range: std::ops::Range<usize>,
+    /// The 0-based number in its input of the line before the chunk's
+    /// first, which its entries' lines count from (0 for records, whose
+    /// lines are the input's). Set once the batch's chunks are keyed and
+    /// have counted their lines ([`LineNumbers::chunks`]).
+    first_line: u64,
     bufs: ChunkBufs,
     /// Where each partition's entries start in `bufs.by_part`.
     part_start: Vec<u32>,
@@ -494,6 +508,7 @@ impl<'a> ChunkBuilder<'a> {
         Chunk {
             file,
             range,
+            first_line: 0,
             bufs,
             part_start,
             part_bytes,
@@ -510,10 +525,11 @@ fn record_bound(e: &Entry) -> u64 {
     (HEAD + 7) as u64 + lens
 }
 
-/// Key every unit of `batch` (its first line numbered `first_line`) in
+/// Key every unit of `batch` (lines numbered from their chunk's start,
+/// [`Chunk::first_line`]) in
 /// parallel; chunks come back in input order.
 fn key_batch(
-    (batch, first_line): (&Batch, u64),
+    batch: &Batch,
     (layout, cdx): (Option<&Layout>, Option<&CdxLayout>),
     key: &KeyFn<'_>,
     cfg: &Config,
@@ -566,9 +582,9 @@ fn key_batch(
             .collect();
     }
     let data = &batch.data;
-    line_chunks(batch, chunk_size(cfg.chunk_size, data.len()), first_line)
+    split_chunks(data, chunk_size(cfg.chunk_size, data.len()))
         .into_par_iter()
-        .map(|(range, first_line)| {
+        .map(|range| {
             let bytes = &data[range.clone()];
             let mut b = ChunkBuilder {
                 data: bytes,
@@ -583,7 +599,7 @@ fn key_batch(
                 ..Stats::default()
             };
             let mut rejects = Vec::new();
-            let mut line_no = first_line;
+            let mut line_no = 0;
             let lines = ChunkLines::new(bytes, cfg.max_line_bytes, batch.charset);
             stats.lines = for_each_line(bytes, |line, pos| {
                 line_no += 1;
@@ -1054,7 +1070,7 @@ impl Table {
                         e.hash,
                         e.key.get(data, arena),
                         e.example.get(data, arena),
-                        (c.file, e.line, e.item),
+                        (c.file, c.first_line + e.line, e.item),
                         1,
                     );
                     if new && taped {

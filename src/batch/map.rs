@@ -20,8 +20,8 @@ use super::line::{
 };
 use super::sink::{csv_u64, field_with, write_behind};
 use super::source::{
-    chunk_size, for_each_batch, for_each_line, line_chunks, Batch, Format, Item, Layout,
-    LineNumbers, Opened,
+    chunk_size, for_each_batch, for_each_line, line_chunks, split_chunks, Batch, Format, Item,
+    Layout, LineNumbers, Opened,
 };
 use super::{Error, KeyFn, Observer, Reject, RejectReason, Stats};
 use crate::cdx::CdxLayout;
@@ -141,16 +141,14 @@ fn map_all(
                 }
                 Item::Batch(b) => b,
             };
-            let first_line = lines.first(&batch);
-            let work = || match &layout {
+            let mut work = || match &layout {
                 Some(l) => map_records(&batch, l, key, cfg, delim),
-                None => map_lines((&batch, first_line), cdx.as_ref(), key, cfg),
+                None => map_lines(&batch, &mut lines, cdx.as_ref(), key, cfg),
             };
             let outs = match &cfg.pool {
                 Some(p) => p.install(work),
                 None => work(),
             };
-            lines.add(outs.iter().map(|o| o.stats.lines).sum());
             for o in outs {
                 out(o.text)?;
                 for r in &o.rejects {
@@ -176,17 +174,41 @@ struct ChunkOut {
     stats: Stats,
 }
 
+/// The chunks of a batch of lines, mapped in parallel, their lines
+/// numbered by `lines`.
 fn map_lines(
-    (batch, first_line): (&Batch, u64),
+    batch: &Batch,
+    lines: &mut LineNumbers,
     cdx: Option<&CdxLayout>,
     key: &KeyFn<'_>,
     cfg: &Config,
 ) -> Vec<ChunkOut> {
     let data = &batch.data;
-    line_chunks(batch, chunk_size(cfg.chunk_size, data.len()), first_line)
+    let size = chunk_size(cfg.chunk_size, data.len());
+    if cfg.output == MapOutput::Csv {
+        // The output names each line's number: each chunk needs its first
+        // line's before it is mapped (a count of its lines beforehand).
+        let outs: Vec<ChunkOut> = line_chunks(batch, size, lines.first(batch))
+            .into_par_iter()
+            .map(|(r, first)| map_chunk(&data[r], batch, first, cdx, key, cfg))
+            .collect();
+        lines.add(outs.iter().map(|o| o.stats.lines).sum());
+        return outs;
+    }
+    // Otherwise only rejects name a line: each chunk counts its lines
+    // from its start, and its rejects learn its first line's number once
+    // all chunks have counted theirs (no pass over the bytes to count).
+    let mut outs: Vec<ChunkOut> = split_chunks(data, size)
         .into_par_iter()
-        .map(|(r, first)| map_chunk(&data[r], batch, first, cdx, key, cfg))
-        .collect()
+        .map(|r| map_chunk(&data[r], batch, 0, cdx, key, cfg))
+        .collect();
+    let firsts = lines.chunks(batch, outs.iter().map(|o| o.stats.lines));
+    for (o, first) in outs.iter_mut().zip(firsts) {
+        for r in &mut o.rejects {
+            r.line += first;
+        }
+    }
+    outs
 }
 
 fn map_chunk(

@@ -778,12 +778,35 @@ impl LineNumbers {
     pub fn add(&mut self, lines: u64) {
         self.next += lines;
     }
+
+    /// The 0-based number of the first line of each of `batch`'s chunks,
+    /// given the lines each held, in order ([`for_each_line`]'s counts);
+    /// the batch is then numbered. A chunk's lines were numbered from its
+    /// own start while it was worked on: adding its first line's number
+    /// makes them the input's.
+    pub fn chunks(&mut self, batch: &Batch, lines: impl IntoIterator<Item = u64>) -> Vec<u64> {
+        let mut next = self.first(batch);
+        let firsts = lines
+            .into_iter()
+            .map(|n| {
+                let f = next;
+                next += n;
+                f
+            })
+            .collect();
+        self.next = next;
+        firsts
+    }
 }
 
 /// `batch`'s lines cut into chunks of about `chunk_size` bytes at line
 /// ends, each with the 0-based number of its first line in the input
 /// (`first_line` for the batch's, [`LineNumbers`]; the chunks' lines
-/// counted in parallel on the current rayon pool).
+/// counted in parallel on the current rayon pool). Only for a consumer
+/// that needs a line's number while it works on the line (`normalize
+/// --format csv` writes it): the others number their lines from each
+/// chunk's start and learn the chunks' first lines afterwards
+/// ([`LineNumbers::chunks`]), without this second pass over the bytes.
 pub fn line_chunks(batch: &Batch, chunk_size: usize, first_line: u64) -> Vec<(Range<usize>, u64)> {
     use rayon::prelude::*;
     let ranges = split_chunks(&batch.data, chunk_size);
