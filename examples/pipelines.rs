@@ -12,6 +12,7 @@
 //! * `keys_only` — `Normalizer::key`, keys dropped (what `normalize` computes,
 //!   each rewritten key's buffer reused for the next, as `normalize` does);
 //! * `protocol` — as `keys` at the protocol rung (default rules);
+//! * `parse` — `irinorm::parse` alone (the scan a key starts with);
 //! * `naive` — the raw lines into a `HashSet<&[u8]>`, no normalization;
 //! * `keys_fold`, `naive_fold` — `keys` and `naive` with `foldhash` instead
 //!   of std's SipHash (what a dedup engine would use);
@@ -77,6 +78,16 @@ fn run(pipeline: &str, lines: &[&str], text: &'static [u8]) -> (usize, usize) {
                             irinorm::ladder::syntax::recycle(k);
                         }
                     }
+                    Err(_) => errors += 1,
+                }
+            }
+            (bytes, errors)
+        }
+        "parse" => {
+            let mut bytes = 0;
+            for &l in lines {
+                match irinorm::parse(l) {
+                    Ok(r) => bytes += black_box(r.path()).len(),
                     Err(_) => errors += 1,
                 }
             }
