@@ -149,11 +149,89 @@ fn dot_segment_at(b: &[u8], i: usize) -> bool {
         && (seg_end(i + 1) || (b.get(i + 1) == Some(&b'.') && seg_end(i + 2)))
 }
 
+/// The dot segments of a path, found once: for a path of fewer than 64
+/// bytes, each one's first `.` as a bit of a mask, from the path's `.` and
+/// `/` bytes (a `.` after a `/` or at the start, then a `/` or the end, or
+/// a second `.` and then one); a longer path is searched 16 bytes at a
+/// time ([`next_dot_segment`]). The mask costs a few compares per 16 bytes
+/// and no branch per `.`: the search, called again after each segment, had
+/// stopped at every `.` of `/a.html` to look around it (BENCHMARKS.md §27).
+pub(crate) struct DotSegments<'a> {
+    b: &'a [u8],
+    mask: Option<u64>,
+}
+
+impl<'a> DotSegments<'a> {
+    #[inline]
+    pub(crate) fn new(b: &'a [u8]) -> Self {
+        let mask = (b.len() < 64).then(|| {
+            let (dot, slash) = dots_and_slashes(b);
+            // A segment ends at a '/' or at the end of the path.
+            let end = slash | 1 << b.len();
+            let start = slash << 1 | 1;
+            let single = dot & start & end >> 1;
+            let double = dot & start & dot >> 1 & end >> 2;
+            single | double
+        });
+        DotSegments { b, mask }
+    }
+
+    /// The first `.` at or after `from` that starts a dot segment.
+    #[inline]
+    pub(crate) fn from(&self, from: usize) -> Option<usize> {
+        match self.mask {
+            Some(m) => {
+                let m = m & u64::MAX.checked_shl(from as u32).unwrap_or(0);
+                (m != 0).then(|| m.trailing_zeros() as usize)
+            }
+            None => next_dot_segment(self.b, from),
+        }
+    }
+}
+
+/// The `.` and the `/` bytes of `b` (fewer than 64), a bit each.
+#[inline]
+fn dots_and_slashes(b: &[u8]) -> (u64, u64) {
+    debug_assert!(b.len() < 64);
+    #[cfg(target_arch = "x86_64")]
+    if b.len() >= 16 {
+        return x86::dots_and_slashes(b);
+    }
+    b.iter().enumerate().fold((0, 0), |(d, s), (i, &c)| {
+        (d | u64::from(c == b'.') << i, s | u64::from(c == b'/') << i)
+    })
+}
+
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use std::arch::x86_64::{
         __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
     };
+
+    /// [`super::dots_and_slashes`] for 16 to 63 bytes, 16 at a time (the
+    /// last block overlapping the one before rather than reading past the
+    /// end: its bits are the same).
+    pub(super) fn dots_and_slashes(b: &[u8]) -> (u64, u64) {
+        debug_assert!((16..64).contains(&b.len()));
+        let (mut dot, mut slash) = (0u64, 0u64);
+        let mut start = 0;
+        loop {
+            let at = start.min(b.len() - 16);
+            // SAFETY: `at + 16 <= b.len()`; SSE2 is part of the x86_64
+            // baseline; the load is unaligned.
+            let (d, s) = unsafe {
+                let v = _mm_loadu_si128(b.as_ptr().add(at).cast::<__m128i>());
+                let eq = |c: u8| _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8)));
+                (eq(b'.') as u32, eq(b'/') as u32)
+            };
+            dot |= u64::from(d) << at;
+            slash |= u64::from(s) << at;
+            if at + 16 == b.len() {
+                return (dot, slash);
+            }
+            start = at + 16;
+        }
+    }
 
     /// [`super::next_dot_segment`] for `b.len() >= from + 16`: each 16-byte
     /// block's dots as a bit mask (the last block overlaps the one before
@@ -202,9 +280,12 @@ pub fn remove_dot_segments(path: &str) -> String {
 /// [`remove_dot_segments`] appended to `out` (what `out` holds already is
 /// kept: "drop the last output segment" never reaches into it).
 pub fn remove_dot_segments_into(path: &str, out: &mut String) {
-    match first_dot_segment(path) {
+    let segments = DotSegments::new(path.as_bytes());
+    match segments.from(0) {
         None => out.push_str(path),
-        Some(first) if path.starts_with('/') => push_without_dot_segments(out, path, first),
+        Some(first) if path.starts_with('/') => {
+            push_without_dot_segments(out, path, &segments, first)
+        }
         Some(_) => rfc_steps(path, out),
     }
 }
@@ -252,16 +333,25 @@ fn rfc_steps(path: &str, out: &mut String) {
 
 /// Append `path` (which starts with '/') to `out` without its dot
 /// segments (RFC 3986 §5.2.4), the first of which starts at `path[first]`
-/// ([`first_dot_segment`]): the steps of [`remove_dot_segments_from`], but
+/// (`segments`, the path's [`DotSegments`]): the steps of [`remove_dot_segments_from`], but
 /// copying from `path` and searching `path` for the next dot segment, not
 /// the bytes just written. Read back at once, those stall the 16-byte
 /// loads of the search (stores not yet drained forward to no wider load):
 /// `perf annotate` put a third of the search's samples on that load
 /// (BENCHMARKS.md §26).
-pub(crate) fn push_without_dot_segments(out: &mut String, path: &str, first: usize) {
+pub(crate) fn push_without_dot_segments(
+    out: &mut String,
+    path: &str,
+    segments: &DotSegments<'_>,
+    first: usize,
+) {
     let b = path.as_bytes();
     assert!(b.first() == Some(&b'/'), "not an absolute path");
     assert!(first > 0 && dot_segment_at(b, first), "not a dot segment");
+    assert!(
+        std::ptr::eq(segments.b, b),
+        "the dot segments of another path"
+    );
     let floor = out.len();
     // `b[r]` is a '/' (or `r == b.len()`).
     let (mut r, mut next) = (0, Some(first));
@@ -277,7 +367,7 @@ pub(crate) fn push_without_dot_segments(out: &mut String, path: &str, first: usi
             out.push('/');
         }
         r = e;
-        next = next_dot_segment(b, r + 1);
+        next = segments.from(r + 1);
     }
     out.push_str(&path[r..]);
 }
@@ -456,6 +546,20 @@ mod tests {
             let from = from.min(b.len());
             let want = (from..b.len()).find(|&i| b[i] == b'.' && dot_segment_at(b, i));
             proptest::prop_assert_eq!(next_dot_segment(b, from), want);
+        }
+
+        /// The dot segments found at once (the mask, under 64 bytes) or
+        /// by the search (64 and more) are the ones a byte at a time
+        /// finds, from any place up to one past the end.
+        #[test]
+        fn dot_segments_found_at_once_are_the_searched_ones(
+            p in "[./a]{0,80}",
+            from in 0usize..82,
+        ) {
+            let b = p.as_bytes();
+            let from = from.min(b.len() + 1);
+            let want = (from..b.len()).find(|&i| b[i] == b'.' && dot_segment_at(b, i));
+            proptest::prop_assert_eq!(DotSegments::new(b).from(from), want);
         }
 
         /// The in-place removal of an absolute path's dot segments is the

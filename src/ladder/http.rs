@@ -17,7 +17,9 @@ use std::borrow::Cow;
 use super::syntax::{norm_reg_name, push_lower, push_norm_pct, spare};
 use crate::error::{Error, ErrorKind, Result};
 use crate::iri::{flags, HostKind, IriRef};
-use crate::resolve::{first_dot_segment, push_without_dot_segments, remove_dot_segments_from};
+use crate::resolve::{
+    first_dot_segment, push_without_dot_segments, remove_dot_segments_from, DotSegments,
+};
 
 /// The lowercase scheme of `s` (of `scheme_len` bytes) when it is `http`,
 /// `https` or `file` in any case, and whether it names a DNS host.
@@ -129,15 +131,12 @@ fn write<'a>(
     let path = &s[ps..pe];
     let dot = |p: &str| p.starts_with('/').then(|| first_dot_segment(p)).flatten();
     if f & flags::PATH_DIRTY == 0 {
-        // The path as written: its dot segments, if any, are looked for
-        // in the source, and the rest copied around them.
-        let first = if f & flags::PATH_DOT != 0 {
-            dot(path)
-        } else {
-            None
-        };
-        match first {
-            Some(first) => push_without_dot_segments(&mut out, path, first),
+        // The path as written: its dot segments, if any, are found in the
+        // source, and the rest copied around them.
+        let segments = (f & flags::PATH_DOT != 0 && path.starts_with('/'))
+            .then(|| DotSegments::new(path.as_bytes()));
+        match segments.as_ref().and_then(|d| Some((d, d.from(0)?))) {
+            Some((d, first)) => push_without_dot_segments(&mut out, path, d, first),
             None => out.push_str(path),
         }
     } else {
