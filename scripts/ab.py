@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""Side-by-side timings for BENCHMARKS.md: two builds, alternated, medians.
+
+The machine is noisy (2 shared cores): one absolute time says little, so
+each figure is the median of runs of the old and the new build taken in
+turn (old first on even rounds, new first on odd ones).
+
+    scripts/ab.py pipelines OLD_DIR NEW_DIR PIPELINE FILE [LINES] [--rounds R]
+        `OLD_DIR/pipelines` against `NEW_DIR/pipelines` (the example of
+        that name, copied out of two builds): each run is the best of 5
+        repeats in one process, as `pipelines` prints it (ns/line).
+    scripts/ab.py cli OLD_BIN NEW_BIN [--rounds R] -- ARGS...
+        `BIN ARGS... -o OUT` as a cold process, wall time in ms; OUT is
+        removed before each run (renaming over an existing large file costs
+        the kernel's freeing of its page cache, BENCHMARKS.md §25).
+    scripts/ab.py sort BIN FILE [--rounds R]
+        `LC_ALL=C sort -u --parallel=2` against `BIN dedup -j1` and `-j2`.
+
+Build the two sides with, e.g.,
+    git worktree add /tmp/old <commit>
+    (cd /tmp/old && cargo build --release --bins --examples)
+"""
+
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def alternate(rounds, runs):
+    """`runs` is a list of (name, thunk); each round runs every thunk once,
+    in turn, starting from a different one each round. Returns name -> list."""
+    got = {name: [] for name, _ in runs}
+    for i in range(rounds):
+        order = runs if i % 2 == 0 else list(reversed(runs))
+        for name, thunk in order:
+            got[name].append(thunk())
+    return got
+
+
+def report(got, unit):
+    for name, xs in got.items():
+        print(f"{name:>8}: " + " ".join(f"{x:.1f}" for x in xs))
+    meds = {name: statistics.median(xs) for name, xs in got.items()}
+    print(" ".join(f"median {n} {m:.1f} {unit}" for n, m in meds.items()))
+    return meds
+
+
+def pipelines(a):
+    def run(d):
+        def thunk():
+            cmd = [os.path.join(d, "pipelines"), a.pipeline, a.file]
+            if a.lines:
+                cmd.append(str(a.lines))
+            cmd.append("5")
+            out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+            return float(re.findall(r"([0-9.]+) ns/line", out)[-1])
+        return thunk
+
+    meds = report(alternate(a.rounds, [("old", run(a.old)), ("new", run(a.new))]), "ns/line")
+    print(f"new/old {meds['new'] / meds['old']:.3f}")
+
+
+def timed(cmd, outs, env=None):
+    def thunk():
+        for o in outs:
+            if os.path.exists(o):
+                os.remove(o)
+        t = time.perf_counter()
+        subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        return (time.perf_counter() - t) * 1000
+    return thunk
+
+
+def cli(a, tmp):
+    out = os.path.join(tmp, "out")
+    runs = [(n, timed([b] + a.args + ["-o", out], [out])) for n, b in (("old", a.old), ("new", a.new))]
+    meds = report(alternate(a.rounds, runs), "ms")
+    print(f"new/old {meds['new'] / meds['old']:.3f}")
+
+
+def sort(a, tmp):
+    out = os.path.join(tmp, "out")
+    env = dict(os.environ, LC_ALL="C")
+    runs = [
+        ("sort", timed(["sort", "-u", "--parallel=2", a.file, "-o", out], [out], env)),
+        ("j1", timed([a.bin, "dedup", "-q", "-j1", a.file, "-o", out], [out])),
+        ("j2", timed([a.bin, "dedup", "-q", "-j2", a.file, "-o", out], [out])),
+    ]
+    meds = report(alternate(a.rounds, runs), "ms")
+    print(f"sort/j2 {meds['sort'] / meds['j2']:.2f}x, j1/j2 {meds['j1'] / meds['j2']:.2f}x")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="what", required=True)
+    q = sub.add_parser("pipelines")
+    q.add_argument("old")
+    q.add_argument("new")
+    q.add_argument("pipeline")
+    q.add_argument("file")
+    q.add_argument("lines", nargs="?", type=int)
+    q.add_argument("--rounds", type=int, default=5)
+    q = sub.add_parser("cli")
+    q.add_argument("old")
+    q.add_argument("new")
+    q.add_argument("--rounds", type=int, default=9)
+    q = sub.add_parser("sort")
+    q.add_argument("bin")
+    q.add_argument("file")
+    q.add_argument("--rounds", type=int, default=7)
+    argv = sys.argv[1:]
+    rest = []
+    if "--" in argv:
+        at = argv.index("--")
+        argv, rest = argv[:at], argv[at + 1 :]
+    a = p.parse_args(argv)
+    a.args = rest
+    if a.what == "pipelines":
+        return pipelines(a)
+    with tempfile.TemporaryDirectory() as tmp:
+        if a.what == "cli":
+            return cli(a, tmp)
+        return sort(a, tmp)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
