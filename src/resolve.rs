@@ -178,7 +178,7 @@ impl<'a> DotSegments<'a> {
 
     /// The first `.` at or after `from` that starts a dot segment.
     #[inline]
-    pub(crate) fn from(&self, from: usize) -> Option<usize> {
+    pub(crate) fn at_or_after(&self, from: usize) -> Option<usize> {
         match self.mask {
             Some(m) => {
                 let m = m & u64::MAX.checked_shl(from as u32).unwrap_or(0);
@@ -281,7 +281,7 @@ pub fn remove_dot_segments(path: &str) -> String {
 /// kept: "drop the last output segment" never reaches into it).
 pub fn remove_dot_segments_into(path: &str, out: &mut String) {
     let segments = DotSegments::new(path.as_bytes());
-    match segments.from(0) {
+    match segments.at_or_after(0) {
         None => out.push_str(path),
         Some(first) if path.starts_with('/') => {
             push_without_dot_segments(out, path, &segments, first)
@@ -333,9 +333,9 @@ fn rfc_steps(path: &str, out: &mut String) {
 
 /// Append `path` (which starts with '/') to `out` without its dot
 /// segments (RFC 3986 §5.2.4), the first of which starts at `path[first]`
-/// (`segments`, the path's [`DotSegments`]): the steps of [`remove_dot_segments_from`], but
-/// copying from `path` and searching `path` for the next dot segment, not
-/// the bytes just written. Read back at once, those stall the 16-byte
+/// (`segments`, the path's [`DotSegments`]): the steps of
+/// [`remove_dot_segments_from`], but copying from `path` and finding the
+/// next dot segment in `path`, not in the bytes just written. Read back at once, those stall the 16-byte
 /// loads of the search (stores not yet drained forward to no wider load):
 /// `perf annotate` put a third of the search's samples on that load
 /// (BENCHMARKS.md §26).
@@ -367,7 +367,7 @@ pub(crate) fn push_without_dot_segments(
             out.push('/');
         }
         r = e;
-        next = segments.from(r + 1);
+        next = segments.at_or_after(r + 1);
     }
     out.push_str(&path[r..]);
 }
@@ -559,7 +559,7 @@ mod tests {
             let b = p.as_bytes();
             let from = from.min(b.len() + 1);
             let want = (from..b.len()).find(|&i| b[i] == b'.' && dot_segment_at(b, i));
-            proptest::prop_assert_eq!(DotSegments::new(b).from(from), want);
+            proptest::prop_assert_eq!(DotSegments::new(b).at_or_after(from), want);
         }
 
         /// The in-place removal of an absolute path's dot segments is the

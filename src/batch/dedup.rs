@@ -324,10 +324,11 @@ struct Chunk {
     file: u32,
     /// The chunk's bytes in the batch (lines; empty for records).
     range: std::ops::Range<usize>,
-    /// The 0-based number in its input of the line before the chunk's
-    /// first, which its entries' lines count from (0 for records, whose
-    /// lines are the input's). Set once the batch's chunks are keyed and
-    /// have counted their lines ([`LineNumbers::chunks`]).
+    /// The 0-based number of the chunk's first line in its input (the
+    /// lines before it), to which its entries' 1-based lines are added (0
+    /// for records, whose lines are the input's). Set once the batch's
+    /// chunks are keyed and have counted their lines
+    /// ([`LineNumbers::chunks`]).
     first_line: u64,
     bufs: ChunkBufs,
     /// Where each partition's entries start in `bufs.by_part`.
@@ -525,9 +526,8 @@ fn record_bound(e: &Entry) -> u64 {
     (HEAD + 7) as u64 + lens
 }
 
-/// Key every unit of `batch` (lines numbered from their chunk's start,
-/// [`Chunk::first_line`]) in
-/// parallel; chunks come back in input order.
+/// Key every unit of `batch` in parallel, each chunk's lines numbered from
+/// its own start ([`Chunk::first_line`]); chunks come back in input order.
 fn key_batch(
     batch: &Batch,
     (layout, cdx): (Option<&Layout>, Option<&CdxLayout>),

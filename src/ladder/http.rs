@@ -135,7 +135,7 @@ fn write<'a>(
         // source, and the rest copied around them.
         let segments = (f & flags::PATH_DOT != 0 && path.starts_with('/'))
             .then(|| DotSegments::new(path.as_bytes()));
-        match segments.as_ref().and_then(|d| Some((d, d.from(0)?))) {
+        match segments.as_ref().and_then(|d| Some((d, d.at_or_after(0)?))) {
             Some((d, first)) => push_without_dot_segments(&mut out, path, d, first),
             None => out.push_str(path),
         }
