@@ -141,11 +141,16 @@ fn write<'a>(
         }
     } else {
         // A decoded `%2E` can make a dot segment: normalized first, then
-        // looked for in the output.
+        // looked for in the output, if a `.` follows a `/` there: one as
+        // written (`PATH_DOT`) or a decoded one (decoding turns three
+        // bytes into one, never into none, so it brings no written `.`
+        // next to a `/`).
         let mark = out.len();
-        push_norm_pct(&mut out, path, false);
-        if let Some(first) = dot(&out[mark..]) {
-            remove_dot_segments_from(&mut out, mark, mark + first);
+        let decoded_dot = push_norm_pct(&mut out, path, false);
+        if f & flags::PATH_DOT != 0 || decoded_dot {
+            if let Some(first) = dot(&out[mark..]) {
+                remove_dot_segments_from(&mut out, mark, mark + first);
+            }
         }
     }
     if ps == pe && dns {

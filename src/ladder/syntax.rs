@@ -291,22 +291,28 @@ fn special_mask(b: &[u8], start: usize, hash: bool) -> u32 {
     }
 }
 
-/// Append `s` to `out`, its percent-encoding normalized ([`norm_pct`]).
+/// Append `s` to `out`, its percent-encoding normalized ([`norm_pct`]);
+/// whether a `.` was decoded (`%2E`: a path may have a dot segment it did
+/// not have as written).
 #[inline]
-pub(crate) fn push_norm_pct(out: &mut String, s: &str, encode_hash: bool) {
+pub(crate) fn push_norm_pct(out: &mut String, s: &str, encode_hash: bool) -> bool {
     match pct_change_at(s.as_bytes(), encode_hash) {
-        None => out.push_str(s),
+        None => {
+            out.push_str(s);
+            false
+        }
         Some(i) => {
             out.push_str(&s[..i]);
-            norm_pct_into(out, &s[i..], encode_hash);
+            norm_pct_into(out, &s[i..], encode_hash)
         }
     }
 }
 
 /// Append the percent-encoding normalization of `s` to `out` (see
-/// [`norm_pct`]).
-fn norm_pct_into(out: &mut String, s: &str, encode_hash: bool) {
+/// [`norm_pct`]); whether a `.` was decoded.
+fn norm_pct_into(out: &mut String, s: &str, encode_hash: bool) -> bool {
     let b = s.as_bytes();
+    let mut dot = false;
     let mut i = 0;
     while i < b.len() {
         let c = b[i];
@@ -317,6 +323,7 @@ fn norm_pct_into(out: &mut String, s: &str, encode_hash: bool) {
                     let v = hv * 16 + lv;
                     if chars::is_unreserved(v) {
                         out.push(v as char);
+                        dot |= v == b'.';
                     } else {
                         // The same triplet, uppercase hex (§5.3.2.1).
                         push_pct(out, v);
@@ -349,6 +356,7 @@ fn norm_pct_into(out: &mut String, s: &str, encode_hash: bool) {
             i = run;
         }
     }
+    dot
 }
 
 /// Syntax normalization of an `ireg-name` (§5.3.2.1, RFC 3986 §6.2.2.1):
