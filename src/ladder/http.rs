@@ -14,7 +14,7 @@
 
 use std::borrow::Cow;
 
-use super::syntax::{norm_reg_name, push_lower, push_norm_pct, spare};
+use super::syntax::{norm_pct_into, norm_reg_name, push_lower, spare};
 use crate::error::{Error, ErrorKind, Result};
 use crate::iri::{flags, HostKind, IriRef};
 use crate::resolve::{
@@ -146,7 +146,7 @@ fn write<'a>(
         // bytes into one, never into none, so it brings no written `.`
         // next to a `/`).
         let mark = out.len();
-        let decoded_dot = push_norm_pct(&mut out, path, false);
+        let decoded_dot = norm_pct_into(&mut out, path, false);
         if f & flags::PATH_DOT != 0 || decoded_dot {
             if let Some(first) = dot(&out[mark..]) {
                 remove_dot_segments_from(&mut out, mark, mark + first);
@@ -173,7 +173,7 @@ fn write<'a>(
 #[inline]
 fn push_part(out: &mut String, c: &str, dirty: bool, hash: bool) {
     if dirty {
-        push_norm_pct(out, c, hash);
+        norm_pct_into(out, c, hash);
     } else {
         out.push_str(c);
     }

@@ -291,26 +291,13 @@ fn special_mask(b: &[u8], start: usize, hash: bool) -> u32 {
     }
 }
 
-/// Append `s` to `out`, its percent-encoding normalized ([`norm_pct`]);
-/// whether a `.` was decoded (`%2E`: a path may have a dot segment it did
-/// not have as written).
-#[inline]
-pub(crate) fn push_norm_pct(out: &mut String, s: &str, encode_hash: bool) -> bool {
-    match pct_change_at(s.as_bytes(), encode_hash) {
-        None => {
-            out.push_str(s);
-            false
-        }
-        Some(i) => {
-            out.push_str(&s[..i]);
-            norm_pct_into(out, &s[i..], encode_hash)
-        }
-    }
-}
-
 /// Append the percent-encoding normalization of `s` to `out` (see
-/// [`norm_pct`]); whether a `.` was decoded.
-fn norm_pct_into(out: &mut String, s: &str, encode_hash: bool) -> bool {
+/// [`norm_pct`]); whether a `.` was decoded (`%2E`: a path may then have
+/// a dot segment it did not have as written). For a component the scan
+/// found dirty, as it is: looking first for where it changes, to copy
+/// what comes before as a block, scans the same bytes twice (the runs
+/// between special bytes are copied as blocks here too).
+pub(crate) fn norm_pct_into(out: &mut String, s: &str, encode_hash: bool) -> bool {
     let b = s.as_bytes();
     let mut dot = false;
     let mut i = 0;
