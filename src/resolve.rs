@@ -156,14 +156,14 @@ fn dot_segment_at(b: &[u8], i: usize) -> bool {
 /// time ([`next_dot_segment`]). The mask costs a few compares per 16 bytes
 /// and no branch per `.`: the search, called again after each segment, had
 /// stopped at every `.` of `/a.html` to look around it (BENCHMARKS.md §27).
-pub(crate) struct DotSegments<'a> {
+struct DotSegments<'a> {
     b: &'a [u8],
     mask: Option<u64>,
 }
 
 impl<'a> DotSegments<'a> {
     #[inline]
-    pub(crate) fn new(b: &'a [u8]) -> Self {
+    fn new(b: &'a [u8]) -> Self {
         let mask = (b.len() < 64).then(|| {
             let (dot, slash) = dots_and_slashes(b);
             // A segment ends at a '/' or at the end of the path.
@@ -178,7 +178,7 @@ impl<'a> DotSegments<'a> {
 
     /// The first `.` at or after `from` that starts a dot segment.
     #[inline]
-    pub(crate) fn at_or_after(&self, from: usize) -> Option<usize> {
+    fn at_or_after(&self, from: usize) -> Option<usize> {
         match self.mask {
             Some(m) => {
                 let m = m & u64::MAX.checked_shl(from as u32).unwrap_or(0);
@@ -280,13 +280,12 @@ pub fn remove_dot_segments(path: &str) -> String {
 /// [`remove_dot_segments`] appended to `out` (what `out` holds already is
 /// kept: "drop the last output segment" never reaches into it).
 pub fn remove_dot_segments_into(path: &str, out: &mut String) {
-    let segments = DotSegments::new(path.as_bytes());
-    match segments.at_or_after(0) {
-        None => out.push_str(path),
-        Some(first) if path.starts_with('/') => {
-            push_without_dot_segments(out, path, &segments, first)
-        }
-        Some(_) => rfc_steps(path, out),
+    if path.starts_with('/') {
+        push_without_dot_segments(out, path);
+    } else if has_dot_segments(path) {
+        rfc_steps(path, out);
+    } else {
+        out.push_str(path);
     }
 }
 
@@ -332,32 +331,23 @@ fn rfc_steps(path: &str, out: &mut String) {
 }
 
 /// Append `path` (which starts with '/') to `out` without its dot
-/// segments (RFC 3986 §5.2.4), the first of which starts at `path[first]`
-/// (`segments`, the path's [`DotSegments`]): the steps of
-/// [`remove_dot_segments_from`], but copying from `path` and finding the
-/// next dot segment in `path`, not in the bytes just written. Read back at once, those stall the 16-byte
-/// loads of the search (stores not yet drained forward to no wider load):
-/// `perf annotate` put a third of the search's samples on that load
+/// segments (RFC 3986 §5.2.4; a path without any is copied as it is):
+/// the steps of [`remove_dot_segments_from`], but copying from `path` and
+/// finding its dot segments in `path` ([`DotSegments`]), not in the bytes
+/// just written. Read back at once, those stall the 16-byte loads of a
+/// search (stores not yet drained forward to no wider load): `perf
+/// annotate` put a third of the search's samples on that load
 /// (BENCHMARKS.md §26).
-pub(crate) fn push_without_dot_segments(
-    out: &mut String,
-    path: &str,
-    segments: &DotSegments<'_>,
-    first: usize,
-) {
+pub(crate) fn push_without_dot_segments(out: &mut String, path: &str) {
     let b = path.as_bytes();
     assert!(b.first() == Some(&b'/'), "not an absolute path");
-    assert!(first > 0 && dot_segment_at(b, first), "not a dot segment");
-    assert!(
-        std::ptr::eq(segments.b, b),
-        "the dot segments of another path"
-    );
+    let segments = DotSegments::new(b);
     let floor = out.len();
     // `b[r]` is a '/' (or `r == b.len()`).
-    let (mut r, mut next) = (0, Some(first));
+    let (mut r, mut next) = (0, segments.at_or_after(0));
     while let Some(dot) = next {
-        // `b[dot - 1]` is the dot segment's '/': the segments before it are
-        // kept as one block.
+        // `b[dot - 1]` is the dot segment's '/' (the path starts with one):
+        // the segments before it are kept as one block.
         out.push_str(&path[r..dot - 1]);
         let (e, up) = dot_segment_end(b, dot);
         if up {

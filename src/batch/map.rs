@@ -188,12 +188,10 @@ fn map_lines(
     if cfg.output == MapOutput::Csv {
         // The output names each line's number: each chunk needs its first
         // line's before it is mapped (a count of its lines beforehand).
-        let outs: Vec<ChunkOut> = line_chunks(batch, size, lines.first(batch))
+        return line_chunks(batch, size, lines)
             .into_par_iter()
             .map(|(r, first)| map_chunk(&data[r], batch, first, cdx, key, cfg))
             .collect();
-        lines.add(outs.iter().map(|o| o.stats.lines).sum());
-        return outs;
     }
     // Otherwise only rejects name a line: each chunk counts its lines
     // from its start, and its rejects learn its first line's number once

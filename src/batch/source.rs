@@ -757,7 +757,7 @@ pub fn for_each_line<'a>(chunk: &'a [u8], mut f: impl FnMut(&'a [u8], usize)) ->
 /// The 0-based number of the first line of each batch of lines, in the
 /// order [`for_each_batch`] hands them out: the input's skipped lines and
 /// the lines of its earlier batches, which the consumer counted (its
-/// chunks' [`for_each_line`]) and gives back with [`LineNumbers::add`].
+/// chunks' [`for_each_line`]) and gives back with [`LineNumbers::chunks`].
 #[derive(Default)]
 pub struct LineNumbers {
     file: Option<usize>,
@@ -766,17 +766,12 @@ pub struct LineNumbers {
 
 impl LineNumbers {
     /// The number of `batch`'s first line in its input.
-    pub fn first(&mut self, batch: &Batch) -> u64 {
+    fn first(&mut self, batch: &Batch) -> u64 {
         if self.file != Some(batch.file) {
             (self.file, self.next) = (Some(batch.file), 0);
         }
         self.next += batch.skipped_lines;
         self.next
-    }
-
-    /// The batch just numbered held `lines` lines.
-    pub fn add(&mut self, lines: u64) {
-        self.next += lines;
     }
 
     /// The 0-based number of the first line of each of `batch`'s chunks,
@@ -801,29 +796,25 @@ impl LineNumbers {
 
 /// `batch`'s lines cut into chunks of about `chunk_size` bytes at line
 /// ends, each with the 0-based number of its first line in the input
-/// (`first_line` for the batch's, [`LineNumbers`]; the chunks' lines
-/// counted in parallel on the current rayon pool). Only for a consumer
+/// (`lines` numbers the batch; the chunks' lines counted in parallel on
+/// the current rayon pool, before any is worked on). Only for a consumer
 /// that needs a line's number while it works on the line (`normalize
 /// --format csv` writes it): the others number their lines from each
 /// chunk's start and learn the chunks' first lines afterwards
 /// ([`LineNumbers::chunks`]), without this second pass over the bytes.
-pub fn line_chunks(batch: &Batch, chunk_size: usize, first_line: u64) -> Vec<(Range<usize>, u64)> {
+pub fn line_chunks(
+    batch: &Batch,
+    chunk_size: usize,
+    lines: &mut LineNumbers,
+) -> Vec<(Range<usize>, u64)> {
     use rayon::prelude::*;
     let ranges = split_chunks(&batch.data, chunk_size);
     let counts: Vec<u64> = ranges
         .par_iter()
         .map(|r| count_lines(&batch.data[r.clone()]))
         .collect();
-    let mut first = first_line;
-    ranges
-        .into_iter()
-        .zip(counts)
-        .map(|(r, n)| {
-            let f = first;
-            first += n;
-            (r, f)
-        })
-        .collect()
+    let firsts = lines.chunks(batch, counts);
+    ranges.into_iter().zip(firsts).collect()
 }
 
 /// The chunk size for a batch of `len` bytes: at most `max`, but small

@@ -17,9 +17,7 @@ use std::borrow::Cow;
 use super::syntax::{norm_pct_into, norm_reg_name, push_lower, spare};
 use crate::error::{Error, ErrorKind, Result};
 use crate::iri::{flags, HostKind, IriRef};
-use crate::resolve::{
-    first_dot_segment, push_without_dot_segments, remove_dot_segments_from, DotSegments,
-};
+use crate::resolve::{first_dot_segment, push_without_dot_segments, remove_dot_segments_from};
 
 /// The lowercase scheme of `s` (of `scheme_len` bytes) when it is `http`,
 /// `https` or `file` in any case, and whether it names a DNS host.
@@ -129,15 +127,13 @@ fn write<'a>(
     // non-empty path starts with '/'.
     let (ps, pe) = r.path_range();
     let path = &s[ps..pe];
-    let dot = |p: &str| p.starts_with('/').then(|| first_dot_segment(p)).flatten();
     if f & flags::PATH_DIRTY == 0 {
         // The path as written: its dot segments, if any, are found in the
         // source, and the rest copied around them.
-        let segments = (f & flags::PATH_DOT != 0 && path.starts_with('/'))
-            .then(|| DotSegments::new(path.as_bytes()));
-        match segments.as_ref().and_then(|d| Some((d, d.at_or_after(0)?))) {
-            Some((d, first)) => push_without_dot_segments(&mut out, path, d, first),
-            None => out.push_str(path),
+        if f & flags::PATH_DOT != 0 && path.starts_with('/') {
+            push_without_dot_segments(&mut out, path);
+        } else {
+            out.push_str(path);
         }
     } else {
         // A decoded `%2E` can make a dot segment: normalized first, then
@@ -147,8 +143,8 @@ fn write<'a>(
         // next to a `/`).
         let mark = out.len();
         let decoded_dot = norm_pct_into(&mut out, path, false);
-        if f & flags::PATH_DOT != 0 || decoded_dot {
-            if let Some(first) = dot(&out[mark..]) {
+        if (f & flags::PATH_DOT != 0 || decoded_dot) && path.starts_with('/') {
+            if let Some(first) = first_dot_segment(&out[mark..]) {
                 remove_dot_segments_from(&mut out, mark, mark + first);
             }
         }

@@ -433,14 +433,17 @@ fn canonical_rewrite<'a>(r: &IriRef<'a>, level: Level, nfc: bool) -> Result<Cow<
         // `%2E` can make one). After an authority a non-empty path starts
         // with '/', so neither "//" nor an empty path can come of it.
         let mark = out.mark();
-        if f & flags::PATH_DIRTY != 0 {
-            out.emit_pct(pe, false);
+        let decoded_dot = if f & flags::PATH_DIRTY != 0 {
+            out.emit_pct(pe, false)
         } else {
             out.keep(pe);
-        }
+            false
+        };
         let path = out.tail(mark);
-        // A dot segment was there already, or a decoded `%2E` made one.
-        let dots = f & (flags::PATH_DOT | flags::PATH_DIRTY) != 0;
+        // A dot segment was there already (a `.` after a `/` as written),
+        // or a decoded `%2E` made one (decoding turns three bytes into one,
+        // never none, so it brings no written `.` next to a `/`).
+        let dots = f & flags::PATH_DOT != 0 || decoded_dot;
         let first = if dots && path.starts_with('/') {
             first_dot_segment(path)
         } else {

@@ -148,17 +148,22 @@ impl<'a> Out<'a> {
 
     /// Replace `src[pos..end]` with its percent-encoding normalization
     /// ([`norm_pct`]), written straight into the output; nothing is copied
-    /// when it is already normal.
+    /// when it is already normal. Whether a `.` was decoded (as
+    /// [`norm_pct_into`]).
     #[inline]
-    pub(crate) fn emit_pct(&mut self, end: usize, encode_hash: bool) {
+    pub(crate) fn emit_pct(&mut self, end: usize, encode_hash: bool) -> bool {
         let c = &self.src[self.pos..end];
         match pct_change_at(c.as_bytes(), encode_hash) {
-            None => self.keep(end),
+            None => {
+                self.keep(end);
+                false
+            }
             Some(i) => {
                 let buf = self.materialize();
                 buf.push_str(&c[..i]);
-                norm_pct_into(buf, &c[i..], encode_hash);
+                let dot = norm_pct_into(buf, &c[i..], encode_hash);
                 self.pos = end;
+                dot
             }
         }
     }
@@ -293,10 +298,10 @@ fn special_mask(b: &[u8], start: usize, hash: bool) -> u32 {
 
 /// Append the percent-encoding normalization of `s` to `out` (see
 /// [`norm_pct`]); whether a `.` was decoded (`%2E`: a path may then have
-/// a dot segment it did not have as written). For a component the scan
-/// found dirty, as it is: looking first for where it changes, to copy
-/// what comes before as a block, scans the same bytes twice (the runs
-/// between special bytes are copied as blocks here too).
+/// a dot segment it did not have as written). A component the scan found
+/// dirty is given whole: looking first for where it changes, to copy what
+/// comes before as one block, would scan those bytes twice, and the runs
+/// between special bytes are copied as blocks here too.
 pub(crate) fn norm_pct_into(out: &mut String, s: &str, encode_hash: bool) -> bool {
     let b = s.as_bytes();
     let mut dot = false;
