@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! cargo build --release --example pipelines
-//! target/release/examples/pipelines PIPELINE FILE [LINES] [REPEAT]
+//! target/release/examples/pipelines PIPELINE FILE [LINES|all] [REPEAT]
 //! valgrind --tool=callgrind target/release/examples/pipelines keys FILE 100000 1
 //! ```
 //!
@@ -24,7 +24,7 @@
 //!   same lines as one in-memory input (built before the timed runs):
 //!   batches, keys, table, sorted CSV rows (counted, not written).
 //!
-//! The first `LINES` lines (default all) are read, split at `\n`, and the
+//! The first `LINES` lines (default, or `all`: all of them) are read, split at `\n`, and the
 //! pipeline runs `REPEAT` times (default 5); the best run is printed as
 //! ns/line and MB/s (MB = 10^6 bytes of the lines plus their newlines).
 
@@ -167,10 +167,13 @@ fn engine_text(lines: &[&str]) -> &'static [u8] {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [pipeline, file, rest @ ..] = &args[..] else {
-        eprintln!("usage: pipelines PIPELINE FILE [LINES] [REPEAT]");
+        eprintln!("usage: pipelines PIPELINE FILE [LINES|all] [REPEAT]");
         std::process::exit(2);
     };
-    let max: usize = rest.first().map_or(usize::MAX, |s| s.parse().unwrap());
+    let max: usize = match rest.first().map(String::as_str) {
+        None | Some("all") => usize::MAX,
+        Some(n) => n.parse().expect("LINES: a number or `all`"),
+    };
     let repeat: usize = rest.get(1).map_or(5, |s| s.parse().unwrap());
     let raw = std::fs::read(file).expect("read FILE");
     let text = String::from_utf8_lossy(&raw);

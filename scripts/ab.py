@@ -54,9 +54,8 @@ def pipelines(a):
     def run(d):
         def thunk():
             cmd = [os.path.join(d, "pipelines"), a.pipeline, a.file]
-            if a.lines:
-                cmd.append(str(a.lines))
-            cmd.append("5")
+            # LINES before REPEAT: without it, "5" would be read as LINES.
+            cmd += [str(a.lines) if a.lines else "all", "5"]
             out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
             return float(re.findall(r"([0-9.]+) ns/line", out)[-1])
         return thunk
