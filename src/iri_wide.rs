@@ -16,14 +16,14 @@
 //! `?` or `#` after `//`, the path at the first `?` or `#`, the query at
 //! the first `#`), each `%` is checked where its mask says it is (RFC 3986
 //! §2.1: two hex digits; a triplet that §5.3.2.1 or §5.3.2.3 rewrites
-//! makes its component dirty), each non-ASCII character after the
-//! authority too (§2.2: a `ucschar`, and §4.1: no bidi formatting
-//! character; the URI form encodes it, §3.3, so it makes its component
-//! dirty), and each flag of [`super::flags`] is one AND with a component's
-//! range of bits.
+//! makes its component dirty), each non-ASCII character too (§2.2: a
+//! `ucschar`, and §4.1: no bidi formatting character; after the authority
+//! the URI form encodes it, §3.3, so it makes its component dirty, and in
+//! the host it marks an IDN for the host rungs), and each flag of
+//! [`super::flags`] is one AND with a component's range of bits.
 //!
-//! It decides nothing alone: whatever it does not take (a non-ASCII host,
-//! a non-ASCII character that is not a `ucschar`, userinfo, an IP literal,
+//! It decides nothing alone: whatever it does not take (a non-ASCII
+//! character that is not a `ucschar`, userinfo, an IP literal,
 //! a scheme without `//`, a longer line, a byte no component admits, a bad
 //! `%`) it leaves to [`super::parse_with`], which parses it, or rejects
 //! it, as before. What it takes, it must split exactly as that parser
@@ -208,15 +208,13 @@ pub(super) fn split<'a, B: Bits>(input: &'a str, m: &Masks<B>) -> Option<IriRef<
     let auth_start = scheme_end + 3;
     let auth_end = next(m.slash | m.question | m.hash, auth_start, len);
     if m.high != B::ZERO {
-        // Non-ASCII characters, after the authority (an IDN host is the
-        // component scan's): each a `ucschar` and no bidi formatting
-        // character (§2.2, §4.1; `iprivate` in the query is left to the
-        // scan too). The URI form encodes them (§3.3): their component is
-        // dirty. `input` is a `str`: each run of high bytes is whole
-        // characters.
-        if m.high & below::<B>(auth_end) != B::ZERO {
-            return None;
-        }
+        // Non-ASCII characters: each a `ucschar` and no bidi formatting
+        // character (§2.2 `iunreserved`, §4.1; `iprivate` in the query is
+        // left to the scan). The URI form encodes them in the path, query
+        // and fragment (§3.3): their component is dirty; in the host they
+        // are an IDN's (HOST_NON_ASCII below), and in userinfo or a port
+        // the split gives up anyway. `input` is a `str`: each run of high
+        // bytes is whole characters.
         let mut rest = m.high;
         while rest != B::ZERO {
             let at = rest.trailing_zeros() as usize;
@@ -250,6 +248,9 @@ pub(super) fn split<'a, B: Bits>(input: &'a str, m: &Masks<B>) -> Option<IriRef<
     }
     if m.hyphen & host != B::ZERO {
         flags |= HOST_HYPHEN;
+    }
+    if m.high & host != B::ZERO {
+        flags |= HOST_NON_ASCII;
     }
     // Sliced only when it may be an IPv4 address: slicing a `str` is a
     // call, around which the vector registers of the masks were saved and
