@@ -299,7 +299,7 @@ pub fn parse(input: &str) -> Result<IriRef<'_>> {
 }
 
 /// [`parse_avx2`] with the masks from one 64-byte register, or two for
-/// a line of up to 128 bytes.
+/// a line of up to 128 bytes, or four for up to 256.
 ///
 /// # Safety
 /// The CPU must have AVX-512BW (`t` says it has SSSE3, which it implies).
@@ -307,11 +307,13 @@ pub fn parse(input: &str) -> Result<IriRef<'_>> {
 #[target_feature(enable = "avx512f,avx512bw")]
 unsafe fn parse_avx512(input: &str, t: runs::Ssse3) -> Result<IriRef<'_>> {
     let b = input.as_bytes();
-    // SAFETY (both): the CPU has AVX-512BW (this function's contract).
+    // SAFETY (all): the CPU has AVX-512BW (this function's contract).
     let split = if b.len() <= wide::MAX_LEN {
         wide::split(input, &unsafe { wide::x86::masks_avx512(b) })
     } else if b.len() <= wide::MAX_LEN_WIDE {
         wide::split(input, &unsafe { wide::x86::masks_avx512_wide(b) })
+    } else if b.len() <= wide::MAX_LEN_256 {
+        wide::split(input, &unsafe { wide::x86::masks_avx512_256(b) })
     } else {
         None
     };
@@ -965,6 +967,32 @@ mod tests {
         assert!(n > 100_000);
     }
 
+    /// A line of the shape the whole-line parser takes: its split (with
+    /// the masks built a byte at a time, so on any CPU, in every width
+    /// that holds the line) is the component scan's, it does not give up
+    /// on a line of up to 256 bytes, it marks every path with a dot
+    /// segment, and [`parse`] agrees with the old parser.
+    fn whole_line_split(s: &str) -> std::result::Result<(), proptest::test_runner::TestCaseError> {
+        proptest::prop_assert_eq!(parsed(s), observe(oracle::parse(s)), "{}", s);
+        let scan = parse_with(s, runs::Scalar).map(without_dot).ok();
+        if s.len() <= wide::MAX_LEN {
+            let r = wide::split(s, &wide::masks_scalar::<u64>(s.as_bytes()));
+            proptest::prop_assert_eq!(r.map(without_dot), scan, "{}", s);
+        }
+        let r = if s.len() <= wide::MAX_LEN_WIDE {
+            wide::split(s, &wide::masks_scalar::<u128>(s.as_bytes()))
+        } else if s.len() <= wide::MAX_LEN_256 {
+            wide::split(s, &wide::masks_scalar::<wide::U256>(s.as_bytes()))
+        } else {
+            return Ok(());
+        };
+        proptest::prop_assert!(r.is_some(), "{}", s);
+        proptest::prop_assert_eq!(r.map(without_dot), scan, "{}", s);
+        let dots = crate::resolve::has_dot_segments(r.unwrap().path());
+        proptest::prop_assert!(r.unwrap().flags() & PATH_DOT != 0 || !dots, "{}", s);
+        Ok(())
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(20_000))]
         #[test]
@@ -988,26 +1016,20 @@ mod tests {
         }
 
         /// Lines of the shape the whole-line parser takes, up to and past
-        /// its 64- and 128-byte limits: its split (with the masks built a
-        /// byte at a time, so on any CPU, in both widths) is the component
-        /// scan's, and [`parse`] agrees with the old parser.
+        /// its 64- and 128-byte limits ([`whole_line_split`]).
         #[test]
         fn whole_line_split_is_the_component_scan(
             s in "(https?|file|HTTP|sVn\\+ssh)://([a-zA-Z0-9.-]|%[0-9a-fA-F]{2}){0,12}(:[0-9]{0,5})?(/([a-zA-Z0-9._~!$&'()*+,;=:@-]|%[0-9a-fA-F]{2}){0,6}){0,8}(\\?([a-z0-9=&/?:@.]|%[0-9a-fA-F]{2}){0,20})?(#([a-z0-9#/?.]|%[0-9a-fA-F]{2}){0,6})?"
         ) {
-            proptest::prop_assert_eq!(parsed(&s), observe(oracle::parse(&s)), "{}", s);
-            let scan = parse_with(&s, runs::Scalar).map(without_dot).ok();
-            if s.len() <= wide::MAX_LEN {
-                let r = wide::split(&s, &wide::masks_scalar::<u64>(s.as_bytes()));
-                proptest::prop_assert_eq!(r.map(without_dot), scan, "{}", s);
-            }
-            if s.len() <= wide::MAX_LEN_WIDE {
-                let r = wide::split(&s, &wide::masks_scalar::<u128>(s.as_bytes()));
-                proptest::prop_assert!(r.is_some(), "{}", s);
-                proptest::prop_assert_eq!(r.map(without_dot), scan, "{}", s);
-                let dots = crate::resolve::has_dot_segments(r.unwrap().path());
-                proptest::prop_assert!(r.unwrap().flags() & PATH_DOT != 0 || !dots, "{}", s);
-            }
+            whole_line_split(&s)?;
+        }
+
+        /// The same around 256 bytes, the limit of four registers.
+        #[test]
+        fn whole_line_split_of_long_lines_is_the_component_scan(
+            s in "(https?|HTTP)://([a-zA-Z0-9.-]|%[0-9a-fA-F]{2}){1,12}(:[0-9]{0,5})?(/([a-zA-Z0-9._~!$&'()*+,;=:@-]|%[0-9a-fA-F]{2}){0,10}){6,16}(\\?([a-z0-9=&/?:@.]|%[0-9a-fA-F]{2}){0,60})?(#([a-z0-9#/?.]|%[0-9a-fA-F]{2}){0,10})?"
+        ) {
+            whole_line_split(&s)?;
         }
 
         /// Non-ASCII characters in every component, `ucschar` or not
@@ -1031,14 +1053,18 @@ mod tests {
                     proptest::prop_assert_eq!(r.map(without_dot), scan, "{}", s);
                 }
             }
-            if s.len() <= wide::MAX_LEN_WIDE {
-                let r = wide::split(&s, &wide::masks_scalar::<u128>(s.as_bytes()));
-                if r.is_some() || takes {
-                    proptest::prop_assert_eq!(r.map(without_dot), scan, "{}", s);
-                }
-                if let Some(r) = r {
-                    proptest::prop_assert_eq!(r.flags() & NON_ASCII != 0, !s.is_ascii(), "{}", s);
-                }
+            let r = if s.len() <= wide::MAX_LEN_WIDE {
+                wide::split(&s, &wide::masks_scalar::<u128>(s.as_bytes()))
+            } else if s.len() <= wide::MAX_LEN_256 {
+                wide::split(&s, &wide::masks_scalar::<wide::U256>(s.as_bytes()))
+            } else {
+                return Ok(());
+            };
+            if r.is_some() || takes {
+                proptest::prop_assert_eq!(r.map(without_dot), scan, "{}", s);
+            }
+            if let Some(r) = r {
+                proptest::prop_assert_eq!(r.flags() & NON_ASCII != 0, !s.is_ascii(), "{}", s);
             }
         }
 

@@ -1,7 +1,7 @@
 //! The whole-line parser of the usual crawl line (3987bis §2.2, RFC 3986
-//! §3): `scheme://`, an ASCII reg-name or IPv4 host with an optional port
+//! §3): `scheme://`, a reg-name or IPv4 host with an optional port
 //! (no userinfo, no IP literal), then path, query and fragment, with valid
-//! `%` triplets and `ucschar` characters; at most 64 bytes with AVX2, 128
+//! `%` triplets and `ucschar` characters; at most 64 bytes with AVX2, 256
 //! with AVX-512BW.
 //!
 //! The component-by-component scan of [`super::parse_with`] pays a setup
@@ -46,9 +46,10 @@ use crate::{chars, host};
 /// The longest reference taken by the AVX2 masks: one bit per byte of a
 /// `u64`.
 pub(super) const MAX_LEN: usize = 64;
-/// The longest reference taken by the AVX-512 masks: a `u128`, from two
-/// 64-byte registers.
+/// The longest reference taken by two AVX-512 registers: a `u128`.
 pub(super) const MAX_LEN_WIDE: usize = 128;
+/// The longest reference taken by four AVX-512 registers: a [`U256`].
+pub(super) const MAX_LEN_256: usize = 256;
 
 /// A line's worth of bits: `u64` or `u128`.
 pub(super) trait Bits:
@@ -82,6 +83,105 @@ macro_rules! bits {
 bits!(u64);
 bits!(u128);
 
+/// 256 bits as two `u128`s (`lo` holds bits 0..128), for lines of 129 to
+/// [`MAX_LEN_256`] bytes: each operation is two of `u128`'s.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(super) struct U256 {
+    lo: u128,
+    hi: u128,
+}
+
+impl std::ops::BitAnd for U256 {
+    type Output = Self;
+    #[inline(always)]
+    fn bitand(self, o: Self) -> Self {
+        U256 {
+            lo: self.lo & o.lo,
+            hi: self.hi & o.hi,
+        }
+    }
+}
+
+impl std::ops::BitOr for U256 {
+    type Output = Self;
+    #[inline(always)]
+    fn bitor(self, o: Self) -> Self {
+        U256 {
+            lo: self.lo | o.lo,
+            hi: self.hi | o.hi,
+        }
+    }
+}
+
+impl std::ops::BitOrAssign for U256 {
+    #[inline(always)]
+    fn bitor_assign(&mut self, o: Self) {
+        *self = *self | o;
+    }
+}
+
+impl std::ops::Not for U256 {
+    type Output = Self;
+    #[inline(always)]
+    fn not(self) -> Self {
+        U256 {
+            lo: !self.lo,
+            hi: !self.hi,
+        }
+    }
+}
+
+impl std::ops::Shl<u32> for U256 {
+    type Output = Self;
+    /// `n < 256`, as for the primitive types.
+    #[inline(always)]
+    fn shl(self, n: u32) -> Self {
+        match n {
+            0 => self,
+            1..128 => U256 {
+                lo: self.lo << n,
+                hi: self.hi << n | self.lo >> (128 - n),
+            },
+            _ => U256 {
+                lo: 0,
+                hi: self.lo << (n - 128),
+            },
+        }
+    }
+}
+
+impl Bits for U256 {
+    const WIDTH: usize = 256;
+    const ZERO: Self = U256 { lo: 0, hi: 0 };
+    #[inline(always)]
+    fn trailing_zeros(self) -> u32 {
+        if self.lo != 0 {
+            self.lo.trailing_zeros()
+        } else {
+            128 + self.hi.trailing_zeros()
+        }
+    }
+}
+
+/// Masks of twice the width from those of a line's two halves.
+pub(super) trait Join<H>: Sized {
+    fn join(lo: H, hi: H) -> Self;
+}
+
+impl Join<u64> for u128 {
+    #[inline(always)]
+    fn join(lo: u64, hi: u64) -> Self {
+        u128::from(lo) | u128::from(hi) << 64
+    }
+}
+
+impl Join<u128> for U256 {
+    #[inline(always)]
+    fn join(lo: u128, hi: u128) -> Self {
+        U256 { lo, hi }
+    }
+}
+
 /// One bit per byte of the line (bit `i` is byte `i`), per class.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Masks<B> {
@@ -104,6 +204,25 @@ pub(super) struct Masks<B> {
     dot: B,
     upper: B,
     hyphen: B,
+}
+
+impl<B: Copy> Masks<B> {
+    /// The masks of a line from those of its first and second half.
+    #[inline(always)]
+    pub(super) fn join<W: Join<B>>(lo: &Self, hi: &Self) -> Masks<W> {
+        Masks {
+            bad: W::join(lo.bad, hi.bad),
+            pct: W::join(lo.pct, hi.pct),
+            high: W::join(lo.high, hi.high),
+            slash: W::join(lo.slash, hi.slash),
+            question: W::join(lo.question, hi.question),
+            hash: W::join(lo.hash, hi.hash),
+            colon_at: W::join(lo.colon_at, hi.colon_at),
+            dot: W::join(lo.dot, hi.dot),
+            upper: W::join(lo.upper, hi.upper),
+            hyphen: W::join(lo.hyphen, hi.hyphen),
+        }
+    }
 }
 
 /// The masks the slow way, a byte at a time: the reference the vector
@@ -307,7 +426,7 @@ pub(super) fn split<'a, B: Bits>(input: &'a str, m: &Masks<B>) -> Option<IriRef<
 
 #[cfg(target_arch = "x86_64")]
 pub(super) mod x86 {
-    use super::{Masks, MAX_LEN, MAX_LEN_WIDE};
+    use super::{Masks, MAX_LEN, MAX_LEN_256, MAX_LEN_WIDE, U256};
     use std::arch::x86_64::*;
 
     /// The CPU has AVX2 (checked once, then a load and a test).
@@ -347,19 +466,27 @@ pub(super) mod x86 {
         debug_assert!(b.len() > MAX_LEN && b.len() <= MAX_LEN_WIDE);
         let t = tables();
         let (lo, hi) = (classes(&b[..MAX_LEN], t), classes(&b[MAX_LEN..], t));
-        let join = |l: u64, h: u64| u128::from(l) | u128::from(h) << 64;
-        Masks {
-            bad: join(lo.bad, hi.bad),
-            pct: join(lo.pct, hi.pct),
-            high: join(lo.high, hi.high),
-            slash: join(lo.slash, hi.slash),
-            question: join(lo.question, hi.question),
-            hash: join(lo.hash, hi.hash),
-            colon_at: join(lo.colon_at, hi.colon_at),
-            dot: join(lo.dot, hi.dot),
-            upper: join(lo.upper, hi.upper),
-            hyphen: join(lo.hyphen, hi.hyphen),
-        }
+        Masks::join(&lo, &hi)
+    }
+
+    /// [`masks_avx512`] for 129 to [`MAX_LEN_256`] bytes: four registers,
+    /// their masks joined into [`U256`]s.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512BW.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    #[inline]
+    pub(in crate::iri) unsafe fn masks_avx512_256(b: &[u8]) -> Masks<U256> {
+        debug_assert!(b.len() > MAX_LEN_WIDE && b.len() <= MAX_LEN_256);
+        let t = tables();
+        let (first, rest) = b.split_at(MAX_LEN_WIDE);
+        let (third, fourth) = rest.split_at(rest.len().min(MAX_LEN));
+        let lo = Masks::join(
+            &classes(&first[..MAX_LEN], t),
+            &classes(&first[MAX_LEN..], t),
+        );
+        let hi = Masks::join(&classes(third, t), &classes(fourth, t));
+        Masks::join(&lo, &hi)
     }
 
     /// The nibble tables of [`crate::runs::FRAGMENT`] in every lane.
@@ -544,14 +671,47 @@ mod tests {
         assert_eq!(next(1u64 << 63, 64, 64), 64);
         assert_eq!(next(1u128 << 100, 64, 128), 100);
         assert_eq!(next(1u128 << 127, 128, 128), 128);
+        let bit = |i: u32| U256 { lo: 1, hi: 0 } << i;
+        assert_eq!(range::<U256>(0, 256), !U256::ZERO);
+        assert_eq!(range::<U256>(256, 256), U256::ZERO);
+        assert_eq!(range::<U256>(127, 129), bit(127) | bit(128));
+        assert_eq!(
+            bit(127),
+            U256 {
+                lo: 1 << 127,
+                hi: 0
+            }
+        );
+        assert_eq!(bit(128), U256 { lo: 0, hi: 1 });
+        assert_eq!(
+            bit(255),
+            U256 {
+                lo: 0,
+                hi: 1 << 127
+            }
+        );
+        assert_eq!(
+            U256 {
+                lo: u128::MAX,
+                hi: 0
+            } << 3,
+            U256 {
+                lo: u128::MAX << 3,
+                hi: 0b111
+            }
+        );
+        assert_eq!(next(bit(200), 0, 256), 200);
+        assert_eq!(next(bit(100) | bit(200), 101, 256), 200);
+        assert_eq!(next(bit(100), 101, 256), 256);
+        assert_eq!(next(bit(0), 0, 256), 0);
     }
 
     #[cfg(target_arch = "x86_64")]
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(5_000))]
-        /// Every length up to 128 (each block, the overlapping last one, the
-        /// padded short one, one and two 64-byte registers) and every byte
-        /// value.
+        /// Every length up to 256 (each block, the overlapping last one, the
+        /// padded short one, one, two and four 64-byte registers, the last
+        /// one partly or not at all in the line) and every byte value.
         #[test]
         fn vector_masks_are_the_scalar_masks(
             b in proptest::collection::vec(
@@ -559,7 +719,7 @@ mod tests {
                     proptest::prelude::any::<u8>(),
                     proptest::sample::select(b"/?#:@.-AZaz09%[".to_vec()),
                 ],
-                0..=MAX_LEN_WIDE,
+                0..=MAX_LEN_256,
             )
         ) {
             if b.len() <= MAX_LEN {
@@ -573,10 +733,16 @@ mod tests {
                     let fast = unsafe { x86::masks_avx512(&b) };
                     proptest::prop_assert_eq!(fast, masks_scalar::<u64>(&b));
                 }
+            } else if b.len() <= MAX_LEN_WIDE {
+                if x86::has_avx512bw() {
+                    // SAFETY: the CPU has AVX-512BW.
+                    let fast = unsafe { x86::masks_avx512_wide(&b) };
+                    proptest::prop_assert_eq!(fast, masks_scalar::<u128>(&b));
+                }
             } else if x86::has_avx512bw() {
                 // SAFETY: the CPU has AVX-512BW.
-                let fast = unsafe { x86::masks_avx512_wide(&b) };
-                proptest::prop_assert_eq!(fast, masks_scalar::<u128>(&b));
+                let fast = unsafe { x86::masks_avx512_256(&b) };
+                proptest::prop_assert_eq!(fast, masks_scalar::<U256>(&b));
             }
         }
     }
