@@ -134,7 +134,9 @@ impl Default for Config {
             order: Order::First,
             show_surt: false,
             charset: None,
-            batch_bytes: 16 << 20,
+            // 16 MB was 2–6 % slower on two workers and 2–7 % on one
+            // (BENCHMARKS.md §28).
+            batch_bytes: 8 << 20,
             pool: None,
         }
     }

@@ -440,10 +440,13 @@ pub fn inputs(run: &RunArgs) -> (Vec<Input>, Vec<String>, Option<u64>) {
     (inputs, names, total)
 }
 
-/// Bytes per batch read ahead: a few chunks per worker.
+/// Bytes per batch read ahead: a few chunks per worker, and 4 chunks (8
+/// MB by default) for one or two. Larger batches of 16 MB were 2–6 %
+/// slower on two workers, smaller ones of 4 MB no faster (BENCHMARKS.md
+/// §28).
 pub fn batch_bytes(run: &RunArgs, threads: usize) -> usize {
     (run.chunk_size as usize)
-        .saturating_mul(threads.max(1) * 4)
+        .saturating_mul(threads.max(2) * 2)
         .clamp(16 << 10, 64 << 20)
 }
 
