@@ -24,9 +24,10 @@
 //!   same lines as one in-memory input (built before the timed runs):
 //!   batches, keys, table, sorted CSV rows (counted, not written).
 //!
-//! The first `LINES` lines (default, or `all`: all of them) are read, split at `\n`, and the
-//! pipeline runs `REPEAT` times (default 5); the best run is printed as
-//! ns/line and MB/s (MB = 10^6 bytes of the lines plus their newlines).
+//! The first `LINES` lines (by default, or with `all`, every line) are
+//! read, split at `\n`, and the pipeline runs `REPEAT` times (default 5);
+//! the best run is printed as ns/line and MB/s (MB = 10^6 bytes of the
+//! lines plus their newlines).
 
 use std::borrow::Cow;
 use std::collections::HashSet;

@@ -51,7 +51,7 @@ pub(super) const MAX_LEN_WIDE: usize = 128;
 /// The longest reference taken by four AVX-512 registers: a [`U256`].
 pub(super) const MAX_LEN_256: usize = 256;
 
-/// A line's worth of bits: `u64` or `u128`.
+/// A line's worth of bits: `u64`, `u128` or [`U256`].
 pub(super) trait Bits:
     Copy
     + Default

@@ -134,8 +134,8 @@ impl Default for Config {
             order: Order::First,
             show_surt: false,
             charset: None,
-            // 16 MB was 2–6 % slower on two workers and 2–7 % on one
-            // (BENCHMARKS.md §28).
+            // 16 MB was 3–5 % slower on one worker and 7 % on two, in
+            // process (BENCHMARKS.md §28).
             batch_bytes: 8 << 20,
             pool: None,
         }

@@ -440,10 +440,10 @@ pub fn inputs(run: &RunArgs) -> (Vec<Input>, Vec<String>, Option<u64>) {
     (inputs, names, total)
 }
 
-/// Bytes per batch read ahead: a few chunks per worker, and 4 chunks (8
-/// MB by default) for one or two. Larger batches of 16 MB were 2–6 %
-/// slower on two workers, smaller ones of 4 MB no faster (BENCHMARKS.md
-/// §28).
+/// Bytes per batch read ahead: two chunks per worker, and at least 4 (8
+/// MB by default). The 16 MB batches two workers had before made `dedup
+/// -j2` 4 % and `normalize -j2` 10 % slower; 4 MB ones were no faster
+/// (BENCHMARKS.md §28).
 pub fn batch_bytes(run: &RunArgs, threads: usize) -> usize {
     (run.chunk_size as usize)
         .saturating_mul(threads.max(2) * 2)
