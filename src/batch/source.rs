@@ -836,9 +836,10 @@ pub fn count_lines(chunk: &[u8]) -> u64 {
 /// Ask the kernel to back the whole 2 MiB pages inside `room` with
 /// transparent huge pages (`madvise(MADV_HUGEPAGE)`; it acts when the
 /// system's THP mode is `madvise`, a common default, or `always`). A fresh
-/// batch buffer is otherwise faulted in 4 KiB at a time: 4,352 faults for
-/// 17 MB, each a trap and a page's bookkeeping, on the reader thread, which
-/// at two workers takes that time from their cores (BENCHMARKS.md §27).
+/// batch buffer is otherwise faulted in 4 KiB at a time: 2,304 faults for
+/// the 9 MB of an 8 MB batch, each a trap and a page's bookkeeping, on the
+/// reader thread, which at two workers takes that time from their cores
+/// (BENCHMARKS.md §27, §28).
 /// A hint: where the kernel has no huge page to give, nothing changes.
 fn huge_pages<T>(room: &mut [T]) {
     #[cfg(target_os = "linux")]

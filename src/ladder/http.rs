@@ -14,10 +14,10 @@
 
 use std::borrow::Cow;
 
-use super::syntax::{norm_pct_into, norm_reg_name, push_lower, spare};
+use super::syntax::{norm_pct_into, norm_reg_name, normalized_dot_segment, push_lower, spare};
 use crate::error::{Error, ErrorKind, Result};
 use crate::iri::{flags, HostKind, IriRef};
-use crate::resolve::{first_dot_segment, push_without_dot_segments, remove_dot_segments_from};
+use crate::resolve::{push_without_dot_segments, remove_dot_segments_from};
 
 /// The lowercase scheme of `s` (of `scheme_len` bytes) when it is `http`,
 /// `https` or `file` in any case, and whether it names a DNS host.
@@ -137,16 +137,11 @@ fn write<'a>(
         }
     } else {
         // A decoded `%2E` can make a dot segment: normalized first, then
-        // looked for in the output, if a `.` follows a `/` there: one as
-        // written (`PATH_DOT`) or a decoded one (decoding turns three
-        // bytes into one, never into none, so it brings no written `.`
-        // next to a `/`).
+        // looked for in the output.
         let mark = out.len();
         let decoded_dot = norm_pct_into(&mut out, path, false);
-        if (f & flags::PATH_DOT != 0 || decoded_dot) && path.starts_with('/') {
-            if let Some(first) = first_dot_segment(&out[mark..]) {
-                remove_dot_segments_from(&mut out, mark, mark + first);
-            }
+        if let Some(first) = normalized_dot_segment(&out[mark..], f, decoded_dot) {
+            remove_dot_segments_from(&mut out, mark, mark + first);
         }
     }
     if ps == pe && dns {

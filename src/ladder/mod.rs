@@ -20,8 +20,8 @@ use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::iri::{flags, parse, HostKind, IriRef};
-use crate::resolve::{first_dot_segment, has_dot_segments, remove_dot_segments, resolve};
-use syntax::{lower, norm_pct, norm_reg_name, Out};
+use crate::resolve::{has_dot_segments, remove_dot_segments, resolve};
+use syntax::{lower, norm_pct, norm_reg_name, normalized_dot_segment, Out};
 
 /// A rung of the comparison ladder (3987bis §5.3). Ordered: each rung
 /// includes the ones below it.
@@ -439,17 +439,7 @@ fn canonical_rewrite<'a>(r: &IriRef<'a>, level: Level, nfc: bool) -> Result<Cow<
             out.keep(pe);
             false
         };
-        let path = out.tail(mark);
-        // A dot segment was there already (a `.` after a `/` as written),
-        // or a decoded `%2E` made one (decoding turns three bytes into one,
-        // never none, so it brings no written `.` next to a `/`).
-        let dots = f & flags::PATH_DOT != 0 || decoded_dot;
-        let first = if dots && path.starts_with('/') {
-            first_dot_segment(path)
-        } else {
-            None
-        };
-        if let Some(first) = first {
+        if let Some(first) = normalized_dot_segment(out.tail(mark), f, decoded_dot) {
             out.remove_dot_segments(mark, first);
         } else if raw_path.is_empty() && rules.is_some_and(|r| r.empty_path_is_slash) {
             out.emit(pe, "/");

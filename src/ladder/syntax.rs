@@ -296,6 +296,21 @@ fn special_mask(b: &[u8], start: usize, hash: bool) -> u32 {
     }
 }
 
+/// The first dot segment (§5.3.2.4) of `path`, a path just written by
+/// [`norm_pct_into`] (or kept as it was), searched for only where one may
+/// be: in an absolute path with a `.` after a `/`, as written (the scan's
+/// `PATH_DOT` in `flags`) or decoded from `%2E` (`decoded_dot`, as
+/// [`norm_pct_into`] reports it). Decoding turns three bytes into one,
+/// never into none, so it brings no written `.` next to a `/`.
+#[inline]
+pub(crate) fn normalized_dot_segment(path: &str, flags: u32, decoded_dot: bool) -> Option<usize> {
+    if (flags & crate::iri::flags::PATH_DOT != 0 || decoded_dot) && path.starts_with('/') {
+        crate::resolve::first_dot_segment(path)
+    } else {
+        None
+    }
+}
+
 /// Append the percent-encoding normalization of `s` to `out` (see
 /// [`norm_pct`]); whether a `.` was decoded (`%2E`: a path may then have
 /// a dot segment it did not have as written). A component the scan found
