@@ -247,17 +247,39 @@ pub struct Batch {
 /// Buffers of finished batches, returned to the reader: one pool for all
 /// the inputs of a run, so that the next input's reader fills them again
 /// too (a crawl comes as many files).
-type Spare = std::sync::Arc<std::sync::Mutex<Vec<Vec<u8>>>>;
+type Spare = std::sync::Arc<Pool>;
+
+/// The buffers of a [`Spare`]; those left when the run ends are released
+/// ([`release`]).
+#[derive(Default)]
+struct Pool(std::sync::Mutex<Vec<Vec<u8>>>);
+
+impl Pool {
+    fn take(&self) -> Option<Vec<u8>> {
+        self.0.lock().ok().and_then(|mut s| s.pop())
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        let bufs = self.0.get_mut().unwrap_or_else(|e| e.into_inner());
+        for buf in bufs.drain(..) {
+            release(buf);
+        }
+    }
+}
 
 /// Return `buf` to the pool, its length kept: the reader reads into it
 /// without zeroing. The reader is at most [`QUEUE`] batches ahead, so the
 /// pool keeps no more than that and one.
 fn give_back(spare: &Spare, buf: Vec<u8>) {
-    if let Ok(mut s) = spare.lock() {
+    if let Ok(mut s) = spare.0.lock() {
         if s.len() <= QUEUE {
             s.push(buf);
+            return;
         }
     }
+    release(buf);
 }
 
 impl Drop for Batch {
@@ -378,7 +400,7 @@ fn read_input(
     let send = |item: Item| tx.send(Ok(item)).is_ok();
     match format {
         Format::Lines | Format::Cdx(_) => {
-            let take = || spare.lock().ok().and_then(|mut s| s.pop());
+            let take = || spare.take();
             let mut reader =
                 BatchReader::new(stream, batch_bytes, max_line).reusing(take().unwrap_or_default());
             let read_err = |e: io::Error| Error::io(format!("cannot read {name}"), &e);
@@ -841,24 +863,54 @@ pub fn count_lines(chunk: &[u8]) -> u64 {
 /// reader thread, which at two workers takes that time from their cores
 /// (BENCHMARKS.md §27, §28).
 /// A hint: where the kernel has no huge page to give, nothing changes.
+/// The advice stays with the address range, so a buffer that had it is
+/// [`release`]d, not just dropped.
 fn huge_pages<T>(room: &mut [T]) {
+    let start = room.as_mut_ptr() as usize;
     #[cfg(target_os = "linux")]
-    {
-        const HUGE: usize = 2 << 20;
-        let start = room.as_mut_ptr() as usize;
-        let end = start + std::mem::size_of_val(room);
-        let (from, to) = (start.next_multiple_of(HUGE), end / HUGE * HUGE);
-        if to > from {
-            // SAFETY: `from..to` lies inside `room`, memory this process
-            // owns; the advice changes no byte of it. Its result is
-            // ignored: a kernel without THP leaves the pages as they were.
-            unsafe {
-                libc::madvise(from as *mut libc::c_void, to - from, libc::MADV_HUGEPAGE);
-            }
+    advise(
+        start,
+        start + std::mem::size_of_val(room),
+        libc::MADV_HUGEPAGE,
+    );
+    #[cfg(not(target_os = "linux"))]
+    let _ = start;
+}
+
+/// Drop a batch buffer, its huge-page advice ([`huge_pages`]) withdrawn
+/// first. The allocator may keep the freed range (a buffer below its
+/// `mmap` threshold, which rises once such a buffer is freed) and hand it
+/// out for anything: with the advice, each first touch there would fault
+/// in and zero 2 MiB. A library caller's later small runs in the same
+/// process paid that (BENCHMARKS.md §29).
+fn release(buf: Vec<u8>) {
+    no_huge_pages(&buf);
+    drop(buf);
+}
+
+/// Withdraw [`huge_pages`]' advice from the whole of `buf`'s room.
+fn no_huge_pages(buf: &Vec<u8>) {
+    let start = buf.as_ptr() as usize;
+    #[cfg(target_os = "linux")]
+    advise(start, start + buf.capacity(), libc::MADV_NOHUGEPAGE);
+    #[cfg(not(target_os = "linux"))]
+    let _ = start;
+}
+
+/// `madvise(advice)` on the whole 2 MiB pages of `start..end`.
+#[cfg(target_os = "linux")]
+fn advise(start: usize, end: usize, advice: libc::c_int) {
+    const HUGE: usize = 2 << 20;
+    let (from, to) = (start.next_multiple_of(HUGE), end / HUGE * HUGE);
+    if to > from {
+        // SAFETY: `from..to` lies inside an allocation this process owns
+        // (the caller's buffer); the advice changes no byte of it. Its
+        // result is ignored: a kernel without THP leaves the pages as
+        // they were.
+        unsafe {
+            libc::madvise(from as *mut libc::c_void, to - from, advice);
         }
     }
-    #[cfg(not(target_os = "linux"))]
-    let _ = room;
 }
 
 /// Reads a stream in batches of complete lines with bounded memory.
@@ -883,6 +935,12 @@ pub struct BatchReader<R> {
     skipping: bool,
     eof: bool,
     first: bool,
+}
+
+impl<R> Drop for BatchReader<R> {
+    fn drop(&mut self) {
+        release(std::mem::take(&mut self.buf));
+    }
 }
 
 impl<R: Read> BatchReader<R> {
@@ -910,8 +968,8 @@ impl<R: Read> BatchReader<R> {
     }
 
     /// The reader's buffer, for another reader ([`BatchReader::reusing`]).
-    pub fn into_buf(self) -> Vec<u8> {
-        self.buf
+    pub fn into_buf(mut self) -> Vec<u8> {
+        std::mem::take(&mut self.buf)
     }
 
     /// The next batch of complete lines (the last may lack its `'\n'`), or
@@ -930,8 +988,13 @@ impl<R: Read> BatchReader<R> {
                 return Ok(Some(&self.buf[..self.len]));
             }
             let old = self.len;
-            // At most 1 MiB per read: the spare space is zeroed each time.
-            let want = self.target.saturating_sub(old).clamp(64 * 1024, 1 << 20);
+            // At most 1 MiB per read. Space the buffer has not had yet must
+            // be zeroed first: there, read no more than the batch holds
+            // already (from 64 KiB), so a small input zeroes ~64 KiB, not
+            // 1 MiB of fresh memory (BENCHMARKS.md §29).
+            let fresh = self.buf.len() < old + (1 << 20);
+            let most = if fresh { old.max(64 * 1024) } else { 1 << 20 };
+            let want = self.target.saturating_sub(old).clamp(64 * 1024, most);
             if self.buf.len() < old + want {
                 // The whole batch's room at once: a buffer grown step by
                 // step is moved (`mremap`) as it doubles, and each move
@@ -1123,5 +1186,80 @@ mod tests {
             assert_eq!(lines[1].len(), if step < 1000 { 12 } else { 1000 });
             assert_eq!(lines[2], b"end");
         }
+    }
+
+    /// A reader of `0` that records how much each `read` asked for.
+    struct Asked<'a>(&'a [u8], Vec<usize>);
+    impl Read for Asked<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            self.1.push(buf.len());
+            let n = buf.len().min(self.0.len());
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn fresh_room_is_read_into_a_little_at_a_time() {
+        // 3 MiB of lines in one batch: a fresh buffer asks for 64 KiB,
+        // then no more than it holds (each ask is zeroed first); a buffer
+        // that held as much before (zeroed already) asks for 1 MiB.
+        let data: Vec<u8> = b"http://a.example/p\n".repeat(3 << 20 >> 4);
+        let mut r = BatchReader::new(Asked(&data, Vec::new()), 8 << 20, 1000);
+        let first = r.next_batch().unwrap().unwrap().len();
+        assert_eq!(first, data.len());
+        let asked = std::mem::take(&mut r.r.1);
+        assert_eq!(asked[0], 64 << 10, "{asked:?}");
+        let mut held = 0;
+        for &a in &asked {
+            assert!(a <= held.max(64 << 10), "{a} after {held}: {asked:?}");
+            held += a.min(data.len() - held.min(data.len()));
+        }
+        let used = r.into_buf();
+        let mut r = BatchReader::new(Asked(&data, Vec::new()), 8 << 20, 1000).reusing(used);
+        assert_eq!(r.next_batch().unwrap().unwrap().len(), data.len());
+        assert_eq!(r.r.1[0], 1 << 20, "{:?}", r.r.1);
+    }
+
+    /// The `VmFlags` of the mapping that holds `addr` (Linux).
+    #[cfg(target_os = "linux")]
+    fn vm_flags(addr: usize) -> String {
+        let maps = std::fs::read_to_string("/proc/self/smaps").unwrap();
+        let mut inside = false;
+        for line in maps.lines() {
+            if let Some((range, _)) = line.split_once(' ') {
+                if let Some((a, b)) = range.split_once('-') {
+                    if let (Ok(a), Ok(b)) =
+                        (usize::from_str_radix(a, 16), usize::from_str_radix(b, 16))
+                    {
+                        inside = (a..b).contains(&addr);
+                        continue;
+                    }
+                }
+            }
+            if inside {
+                if let Some(f) = line.strip_prefix("VmFlags:") {
+                    return f.to_owned();
+                }
+            }
+        }
+        panic!("no mapping holds {addr:#x}");
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn a_released_buffer_keeps_no_huge_page_advice() {
+        let mut buf: Vec<u8> = Vec::with_capacity(9 << 20);
+        huge_pages(buf.spare_capacity_mut());
+        let inside = (buf.as_ptr() as usize).next_multiple_of(2 << 20);
+        let advised = vm_flags(inside);
+        if !advised.split_whitespace().any(|f| f == "hg") {
+            // A kernel without transparent huge pages: nothing to withdraw.
+            return;
+        }
+        no_huge_pages(&buf);
+        let after = vm_flags(inside);
+        assert!(!after.split_whitespace().any(|f| f == "hg"), "{after}");
     }
 }
