@@ -1310,7 +1310,7 @@ impl Table {
         };
         if let Some(tape) = &self.tape {
             let format = |t: &mut Vec<u8>, p: &Part, r: &Row| format(t, p, r, None);
-            return write_by_origin(&self.parts, tape, PIECE, format, out);
+            return write_by_origin(&self.parts, tape, piece_rows(tape.len()), format, out);
         }
         let mut all: Vec<Sorted> = self
             .parts
@@ -1352,7 +1352,7 @@ impl Table {
                 _ => p.arena.key_at(*at),
             });
         }
-        let pieces: Vec<&[Sorted]> = all.chunks(PIECE).collect();
+        let pieces: Vec<&[Sorted]> = all.chunks(piece_rows(all.len())).collect();
         write_pieces(&pieces, out, |rows, text| {
             text.reserve(rows.len() * 128);
             for (i, &(p, at, surt)) in rows.iter().enumerate() {
@@ -1376,6 +1376,14 @@ impl Table {
 /// instead of fresh memory faulted in page by page (measured against 8 K
 /// and 32 K rows, BENCHMARKS.md §17).
 const PIECE: usize = 1 << 12;
+
+/// Rows per piece for an output of `rows` rows: [`PIECE`], but at least 64
+/// pieces down to 256 rows each. The buffers of the first groups are fresh
+/// memory; with only a few groups, every piece was, and a 5 MB output of
+/// 48 k rows had all its 5 MB faulted in (BENCHMARKS.md §29).
+fn piece_rows(rows: usize) -> usize {
+    (rows / 64).clamp(256, PIECE)
+}
 
 /// How far ahead [`write_by_origin`] asks for a row's record, and for the
 /// rest of it (which its header measures).
