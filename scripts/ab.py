@@ -5,10 +5,11 @@ The machine is noisy (2 shared cores): one absolute time says little, so
 each figure is the median of runs of the old and the new build taken in
 turn (old first on even rounds, new first on odd ones).
 
-    scripts/ab.py pipelines OLD_DIR NEW_DIR PIPELINE FILE [LINES] [--rounds R]
+    scripts/ab.py pipelines OLD_DIR NEW_DIR PIPELINE FILE [LINES] [--rounds R] [--repeat N]
         `OLD_DIR/pipelines` against `NEW_DIR/pipelines` (the example of
-        that name, copied out of two builds): each run is the best of 5
-        repeats in one process, as `pipelines` prints it (ns/line).
+        that name, copied out of two builds): each run is the best of N
+        (5) repeats in one process, as `pipelines` prints it (ns/line);
+        a small file needs more (40 for the files of `data/`).
     scripts/ab.py cli OLD_BIN NEW_BIN [--rounds R] -- ARGS...
         `BIN ARGS... -o OUT` as a cold process, wall time in ms; OUT is
         removed before each run (renaming over an existing large file costs
@@ -55,7 +56,7 @@ def pipelines(a):
         def thunk():
             cmd = [os.path.join(d, "pipelines"), a.pipeline, a.file]
             # LINES before REPEAT: without it, "5" would be read as LINES.
-            cmd += [str(a.lines) if a.lines else "all", "5"]
+            cmd += [str(a.lines) if a.lines else "all", str(a.repeat)]
             out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
             return float(re.findall(r"([0-9.]+) ns/line", out)[-1])
         return thunk
@@ -104,6 +105,7 @@ def main():
     q.add_argument("file")
     q.add_argument("lines", nargs="?", type=int)
     q.add_argument("--rounds", type=int, default=5)
+    q.add_argument("--repeat", type=int, default=5)
     q = sub.add_parser("cli")
     q.add_argument("old")
     q.add_argument("new")
