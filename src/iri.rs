@@ -967,6 +967,20 @@ mod tests {
         assert!(n > 100_000);
     }
 
+    /// The whole-line split of `s` with scalar-built masks of the AVX-512
+    /// width that holds it (`u128`, or [`wide::U256`] past 128 bytes);
+    /// `None` for a line longer than any.
+    fn split_wide(s: &str) -> Option<Option<IriRef<'_>>> {
+        let b = s.as_bytes();
+        if b.len() <= wide::MAX_LEN_WIDE {
+            Some(wide::split(s, &wide::masks_scalar::<u128>(b)))
+        } else if b.len() <= wide::MAX_LEN_256 {
+            Some(wide::split(s, &wide::masks_scalar::<wide::U256>(b)))
+        } else {
+            None
+        }
+    }
+
     /// A line of the shape the whole-line parser takes: its split (with
     /// the masks built a byte at a time, so on any CPU, in every width
     /// that holds the line) is the component scan's, it does not give up
@@ -979,11 +993,7 @@ mod tests {
             let r = wide::split(s, &wide::masks_scalar::<u64>(s.as_bytes()));
             proptest::prop_assert_eq!(r.map(without_dot), scan, "{}", s);
         }
-        let r = if s.len() <= wide::MAX_LEN_WIDE {
-            wide::split(s, &wide::masks_scalar::<u128>(s.as_bytes()))
-        } else if s.len() <= wide::MAX_LEN_256 {
-            wide::split(s, &wide::masks_scalar::<wide::U256>(s.as_bytes()))
-        } else {
+        let Some(r) = split_wide(s) else {
             return Ok(());
         };
         proptest::prop_assert!(r.is_some(), "{}", s);
@@ -1053,11 +1063,7 @@ mod tests {
                     proptest::prop_assert_eq!(r.map(without_dot), scan, "{}", s);
                 }
             }
-            let r = if s.len() <= wide::MAX_LEN_WIDE {
-                wide::split(&s, &wide::masks_scalar::<u128>(s.as_bytes()))
-            } else if s.len() <= wide::MAX_LEN_256 {
-                wide::split(&s, &wide::masks_scalar::<wide::U256>(s.as_bytes()))
-            } else {
+            let Some(r) = split_wide(&s) else {
                 return Ok(());
             };
             if r.is_some() || takes {

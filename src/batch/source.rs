@@ -400,9 +400,8 @@ fn read_input(
     let send = |item: Item| tx.send(Ok(item)).is_ok();
     match format {
         Format::Lines | Format::Cdx(_) => {
-            let take = || spare.take();
-            let mut reader =
-                BatchReader::new(stream, batch_bytes, max_line).reusing(take().unwrap_or_default());
+            let mut reader = BatchReader::new(stream, batch_bytes, max_line)
+                .reusing(spare.take().unwrap_or_default());
             let read_err = |e: io::Error| Error::io(format!("cannot read {name}"), &e);
             let first = reader.next_batch().map_err(read_err)?;
             let mut skipped_lines = 0u64;
@@ -428,7 +427,7 @@ fn read_input(
             while more {
                 // The reader's buffer becomes the batch (no copy), and a
                 // spare one, returned by an earlier batch, its buffer.
-                let next = take().unwrap_or_default();
+                let next = spare.take().unwrap_or_default();
                 let mut data = reader.take_batch(next);
                 let bytes = data.len() as u64;
                 data.drain(..std::mem::take(&mut skip));
@@ -867,14 +866,7 @@ pub fn count_lines(chunk: &[u8]) -> u64 {
 /// [`release`]d, not just dropped.
 fn huge_pages<T>(room: &mut [T]) {
     let start = room.as_mut_ptr() as usize;
-    #[cfg(target_os = "linux")]
-    advise(
-        start,
-        start + std::mem::size_of_val(room),
-        libc::MADV_HUGEPAGE,
-    );
-    #[cfg(not(target_os = "linux"))]
-    let _ = start;
+    advise(start, start + std::mem::size_of_val(room), true);
 }
 
 /// Drop a batch buffer, its huge-page advice ([`huge_pages`]) withdrawn
@@ -891,26 +883,33 @@ fn release(buf: Vec<u8>) {
 /// Withdraw [`huge_pages`]' advice from the whole of `buf`'s room.
 fn no_huge_pages(buf: &Vec<u8>) {
     let start = buf.as_ptr() as usize;
-    #[cfg(target_os = "linux")]
-    advise(start, start + buf.capacity(), libc::MADV_NOHUGEPAGE);
-    #[cfg(not(target_os = "linux"))]
-    let _ = start;
+    advise(start, start + buf.capacity(), false);
 }
 
-/// `madvise(advice)` on the whole 2 MiB pages of `start..end`.
-#[cfg(target_os = "linux")]
-fn advise(start: usize, end: usize, advice: libc::c_int) {
-    const HUGE: usize = 2 << 20;
-    let (from, to) = (start.next_multiple_of(HUGE), end / HUGE * HUGE);
-    if to > from {
-        // SAFETY: `from..to` lies inside an allocation this process owns
-        // (the caller's buffer); the advice changes no byte of it. Its
-        // result is ignored: a kernel without THP leaves the pages as
-        // they were.
-        unsafe {
-            libc::madvise(from as *mut libc::c_void, to - from, advice);
+/// `madvise(MADV_HUGEPAGE)` (`huge`) or `MADV_NOHUGEPAGE` on the whole
+/// 2 MiB pages of `start..end` (Linux; elsewhere nothing).
+fn advise(start: usize, end: usize, huge: bool) {
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let (from, to) = (start.next_multiple_of(HUGE), end / HUGE * HUGE);
+        let advice = if huge {
+            libc::MADV_HUGEPAGE
+        } else {
+            libc::MADV_NOHUGEPAGE
+        };
+        if to > from {
+            // SAFETY: `from..to` lies inside an allocation this process
+            // owns (the caller's buffer); the advice changes no byte of
+            // it. Its result is ignored: a kernel without THP leaves the
+            // pages as they were.
+            unsafe {
+                libc::madvise(from as *mut libc::c_void, to - from, advice);
+            }
         }
     }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (start, end, huge);
 }
 
 /// Reads a stream in batches of complete lines with bounded memory.
