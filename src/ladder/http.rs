@@ -14,7 +14,11 @@
 
 use std::borrow::Cow;
 
-use super::syntax::{norm_pct_into, norm_reg_name, normalized_dot_segment, push_lower, spare};
+#[cfg(target_arch = "x86_64")]
+use super::compact;
+use super::syntax::{
+    norm_pct_into, norm_reg_name, normalized_dot_segment, push_lower, recycle, spare,
+};
 use crate::error::{Error, ErrorKind, Result};
 use crate::iri::{flags, HostKind, IriRef};
 use crate::resolve::{push_without_dot_segments, remove_dot_segments_from};
@@ -34,37 +38,109 @@ fn known_scheme(s: &[u8], scheme_len: usize) -> Option<(&'static str, bool)> {
     }
 }
 
+/// What [`rewrite`] found out about a line it takes.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Shape {
+    /// The scheme rung (else the syntax rung).
+    at_scheme: bool,
+    /// The scheme rung of a DNS scheme, `http(s)` (§5.3.3); `file` has
+    /// none of it.
+    dns: bool,
+    /// The host, `s[host.0..host.1]`.
+    host: (usize, usize),
+    /// The scheme, lowercase.
+    scheme: &'static str,
+}
+
+impl Shape {
+    /// The shape of `r` at the syntax rung (`at_scheme` false) or the
+    /// scheme rung, when it is one this module writes.
+    #[inline]
+    fn of(r: &IriRef<'_>, at_scheme: bool) -> Option<Shape> {
+        if r.host_kind() != Some(HostKind::RegName) || r.userinfo().is_some() {
+            return None;
+        }
+        let host = r.host_range()?;
+        let (scheme, dns) = known_scheme(r.as_str().as_bytes(), r.scheme()?.len())?;
+        Some(Shape {
+            at_scheme,
+            dns: at_scheme && dns,
+            host,
+            scheme,
+        })
+    }
+}
+
 /// The key of `r` at the syntax rung (`at_scheme` false) or the scheme
 /// rung, when `r` has the shape this module writes; `None` otherwise.
 #[inline]
 pub(super) fn rewrite<'a>(r: &IriRef<'a>, at_scheme: bool) -> Option<Result<Cow<'a, str>>> {
-    if r.host_kind() != Some(HostKind::RegName) || r.userinfo().is_some() {
-        return None;
-    }
-    let s = r.as_str();
-    let (hs, he) = r.host_range()?;
-    let (scheme, dns) = known_scheme(s.as_bytes(), r.scheme()?.len())?;
-    Some(write(r, at_scheme, dns, (hs, he), scheme))
+    Some(write(r, Shape::of(r, at_scheme)?))
 }
 
-/// [`rewrite`] once the shape is known: `scheme` is the lowercase scheme,
-/// `dns` says it is `http(s)`, `s[hs..he]` is the host.
-fn write<'a>(
-    r: &IriRef<'a>,
-    at_scheme: bool,
-    dns: bool,
-    (hs, he): (usize, usize),
-    scheme: &'static str,
-) -> Result<Cow<'a, str>> {
-    let s = r.as_str();
-    let f = r.flags();
-    // The scheme rung of a DNS scheme (§5.3.3); `file` has none of it.
-    let dns = at_scheme && dns;
+/// [`rewrite`] once the shape is known.
+fn write<'a>(r: &IriRef<'a>, shape: Shape) -> Result<Cow<'a, str>> {
     // http(s) needs a host (RFC 9110 §4.2.1), as the general rewrite says
     // before anything else.
-    if dns && hs == he {
+    if shape.dns && shape.host.0 == shape.host.1 {
+        let scheme = shape.scheme;
         return Err(Error::new(0, ErrorKind::HostRequired { scheme }));
     }
+    #[cfg(target_arch = "x86_64")]
+    if let Some(key) = write_compact(r, shape) {
+        return key;
+    }
+    write_scalar(r, shape)
+}
+
+/// [`write`] as one compaction of the line's bytes ([`compact`]), when the
+/// CPU and the line allow it.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn write_compact<'a>(r: &IriRef<'a>, shape: Shape) -> Option<Result<Cow<'a, str>>> {
+    let (ps, pe) = r.path_range();
+    // An empty path of http(s) becomes "/" (§5.3.3): the output grows.
+    if (shape.dns && ps == pe) || !compact::available() {
+        return None;
+    }
+    let port = r
+        .port()
+        .filter(|_| shape.at_scheme)
+        .map(|p| super::scheme::port(super::scheme::rules(shape.scheme), p));
+    let plan = compact::Plan::new(r, shape.host.1, port)?;
+    let s = r.as_str();
+    let mut out = spare(s.len());
+    // SAFETY: the CPU has what `compact` needs (`available`); `out` has
+    // room for `s.len()` bytes; `s` is at most `compact::MAX_LEN` bytes
+    // of ASCII (`Plan::new`), and parsed, so each '%' starts a triplet.
+    let written = unsafe { compact::compact(s.as_bytes(), &plan, out.as_mut_ptr()) };
+    let Some(n) = written else {
+        recycle(out);
+        return None;
+    };
+    // SAFETY: `compact` wrote `n` bytes of ASCII (the line's bytes, some
+    // case-changed, and decoded unreserved characters).
+    unsafe { out.as_mut_vec().set_len(n) };
+    if shape.dns {
+        // Nothing before the host's end was dropped: it is where it was.
+        let a_label = r.flags() & flags::HOST_HYPHEN != 0;
+        if let Err(e) = dns_host(&mut out, shape.host, a_label, shape.scheme) {
+            return Some(Err(e));
+        }
+    }
+    Some(Ok(Cow::Owned(out)))
+}
+
+/// [`write`] a component at a time, into a buffer.
+fn write_scalar<'a>(r: &IriRef<'a>, shape: Shape) -> Result<Cow<'a, str>> {
+    let Shape {
+        at_scheme,
+        dns,
+        host: (hs, he),
+        scheme,
+    } = shape;
+    let s = r.as_str();
+    let f = r.flags();
     let room = if f & flags::NON_ASCII != 0 {
         3 * s.len() + 16
     } else {
@@ -101,17 +177,9 @@ fn write<'a>(
     if dns {
         // ToASCII (§5.3.3) can change an ASCII name only at an A-label
         // (`xn--`: a '-', perhaps decoded from `%2D`).
-        if !idn && f & (flags::HOST_HYPHEN | flags::HOST_PCT) != 0 {
-            if let Cow::Owned(a) = crate::host::domain_to_ascii(&out[hs..]).map_err(idna)? {
-                out.truncate(hs);
-                out.push_str(&a);
-            }
-        }
-        let host = &out[hs..];
-        crate::host::verify_dns_length(host).map_err(idna)?;
-        if host.is_empty() {
-            return Err(Error::new(hs, ErrorKind::HostRequired { scheme }));
-        }
+        let a_label = !idn && f & (flags::HOST_HYPHEN | flags::HOST_PCT) != 0;
+        let end = out.len();
+        dns_host(&mut out, (hs, end), a_label, scheme)?;
     }
     if let Some(port) = r.port() {
         if !at_scheme {
@@ -157,6 +225,52 @@ fn write<'a>(
         push_part(&mut out, frag, f & flags::FRAGMENT_DIRTY != 0, true);
     }
     Ok(Cow::Owned(out))
+}
+
+/// For the tests: the key of `r` written both ways, [`write_compact`]
+/// (`None` when it does not take the line) and [`write_scalar`], when `r`
+/// has the shape [`rewrite`] takes (and a host, if it needs one).
+#[cfg(all(test, target_arch = "x86_64"))]
+#[allow(clippy::type_complexity)]
+pub(super) fn both_ways(
+    r: &IriRef<'_>,
+    at_scheme: bool,
+) -> Option<(Option<Result<String>>, Result<String>)> {
+    let shape = Shape::of(r, at_scheme)?;
+    if shape.dns && shape.host.0 == shape.host.1 {
+        return None;
+    }
+    let owned = |k: Result<Cow<'_, str>>| k.map(Cow::into_owned);
+    Some((
+        write_compact(r, shape).map(owned),
+        owned(write_scalar(r, shape)),
+    ))
+}
+
+/// The scheme rung's checks of a DNS host (§5.3.3), `out[hs..end]` once
+/// lowercased: ToASCII when it may hold an A-label (`a_label`: a '-' in
+/// it), which rewrites it in place if it changes it; then the lengths of
+/// UTS #46 VerifyDnsLength; and http(s) needs a host (RFC 9110 §4.2.1).
+fn dns_host(
+    out: &mut String,
+    (hs, end): (usize, usize),
+    a_label: bool,
+    scheme: &'static str,
+) -> Result<()> {
+    let idna = |e: crate::host::IdnaError| Error::new(hs, ErrorKind::Idna(e.0));
+    let mut end = end;
+    if a_label {
+        if let Cow::Owned(a) = crate::host::domain_to_ascii(&out[hs..end]).map_err(idna)? {
+            out.replace_range(hs..end, &a);
+            end = hs + a.len();
+        }
+    }
+    let host = &out[hs..end];
+    crate::host::verify_dns_length(host).map_err(idna)?;
+    if host.is_empty() {
+        return Err(Error::new(hs, ErrorKind::HostRequired { scheme }));
+    }
+    Ok(())
 }
 
 /// Append a component: its percent-encoding normalized when the scan found

@@ -10,6 +10,8 @@
 //! Each rung includes the ones below it. The *key* of a reference at a level
 //! is its canonical form, in URI form by default.
 
+#[cfg(target_arch = "x86_64")]
+mod compact;
 mod http;
 pub mod protocol;
 pub mod scheme;

@@ -1,0 +1,527 @@
+//! The rewrite of a short ASCII crawl line as one compaction: the syntax
+//! and scheme rungs (draft-ietf-iri-3987bis §5.3.2–§5.3.3, RFC 3986
+//! §6.2.2–§6.2.3) written as bit masks over the line's bytes, then the
+//! bytes kept copied out in one instruction per 64 (AVX-512 VBMI2
+//! `vpcompressb`).
+//!
+//! For a line of at most 128 bytes, all ASCII, with an `http`, `https` or
+//! `file` scheme and a reg-name host without `%`, every change the two
+//! rungs make is either a byte replaced in place or a byte dropped:
+//!
+//! | rung | change | here |
+//! |---|---|---|
+//! | §5.3.2.1 case | scheme and host lowercased | `+ 0x20` where a mask of uppercase letters before the host's end says |
+//! | §5.3.2.1 hex case | `%3a` → `%3A` | `- 0x20` on the lowercase hex digits of the triplets |
+//! | §5.3.2.3 unreserved | `%7E` → `~` | the decoded byte written over the `%`, its two hex digits dropped |
+//! | §5.3.2.4 dot segments | `/a/./b/../c` → `/a/c` | the segments dropped, found in the masks of `/` and `.` |
+//! | §5.3.3 ports | `:80`, `:`, `:0080` | the port, its `:` or its leading zeros dropped |
+//!
+//! The hex values of every byte are computed at once and moved under their
+//! `%` with a byte permutation (`vpermb`), so a triplet costs no branch. A
+//! dot segment is found by mask arithmetic in the line as written: decoding
+//! turns three bytes into one and never into none, so it brings no `/` or
+//! `.` next to another — except a decoded `%2E` itself, which is left to
+//! the scalar rewrite of [`super::http`], as is every other shape
+//! (non-ASCII, which the URI form encodes and so grows; a `%` in the host;
+//! a `#` in the fragment; an empty path of `http(s)`, which becomes `/`).
+//! The host is where it was in the line (nothing before its end is
+//! dropped), so the DNS checks of the scheme rung run on the output.
+
+#![cfg(target_arch = "x86_64")]
+
+use std::arch::x86_64::*;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+use crate::iri::{flags, IriRef};
+
+/// The longest line taken: two 64-byte registers.
+pub(super) const MAX_LEN: usize = 128;
+
+/// What the masks need to know of a line besides its bytes: where its
+/// parts are, and the two scalar decisions (the port's bytes to drop).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Plan {
+    /// The end of the host: scheme, `://` and host are lowercased.
+    pub host_end: usize,
+    /// Bytes `drop.0..drop.1` of the port (with or without its `:`) go.
+    pub port_drop: (usize, usize),
+    /// The path, `path.0..path.1`.
+    pub path: (usize, usize),
+    /// Where the fragment's `#` is, if there is one.
+    pub fragment: Option<usize>,
+    /// The scan saw a `.` after a `/` in the path ([`flags::PATH_DOT`]).
+    pub dots: bool,
+}
+
+impl Plan {
+    /// The plan for `r`, when the line is one this module takes: at most
+    /// [`MAX_LEN`] bytes, ASCII, no `%` in the host, no userinfo (the
+    /// caller has checked the scheme and the host kind). `port` is the
+    /// port as the rung writes it (a suffix of the port as written, or
+    /// `None` to drop it with its `:`).
+    #[inline]
+    pub(super) fn new(r: &IriRef<'_>, host_end: usize, port: Option<Option<&str>>) -> Option<Self> {
+        let s = r.as_str();
+        if s.len() > MAX_LEN || r.flags() & (flags::NON_ASCII | flags::HOST_PCT) != 0 {
+            return None;
+        }
+        let port_drop = match (r.port(), port) {
+            (Some(written), Some(Some(kept))) => {
+                let digits = host_end + 1;
+                (digits, digits + written.len() - kept.len())
+            }
+            (Some(written), Some(None)) => (host_end, host_end + 1 + written.len()),
+            _ => (0, 0),
+        };
+        let fragment = r.fragment().map(|f| s.len() - f.len() - 1);
+        Some(Plan {
+            host_end,
+            port_drop,
+            path: r.path_range(),
+            fragment,
+            dots: r.flags() & flags::PATH_DOT != 0,
+        })
+    }
+}
+
+/// The CPU has what [`compact`] needs: AVX-512 BW, VBMI (`vpermb`),
+/// VBMI2 (`vpcompressb`), and the bit instructions (BMI1/2, LZCNT,
+/// POPCNT). Detected once; then one load.
+#[inline]
+pub(super) fn available() -> bool {
+    static HAS: AtomicU8 = AtomicU8::new(0);
+    match HAS.load(Ordering::Relaxed) {
+        1 => false,
+        2 => true,
+        _ => {
+            let has = is_x86_feature_detected!("avx512bw")
+                && is_x86_feature_detected!("avx512vbmi")
+                && is_x86_feature_detected!("avx512vbmi2")
+                && is_x86_feature_detected!("bmi1")
+                && is_x86_feature_detected!("bmi2")
+                && is_x86_feature_detected!("lzcnt")
+                && is_x86_feature_detected!("popcnt");
+            HAS.store(if has { 2 } else { 1 }, Ordering::Relaxed);
+            has
+        }
+    }
+}
+
+/// A line's worth of bits, one per byte: `u64` for a line of one
+/// register, `u128` for two. The shorter type keeps the mask arithmetic of
+/// most lines in single registers.
+trait Mask:
+    Copy
+    + Eq
+    + std::ops::BitAnd<Output = Self>
+    + std::ops::BitOr<Output = Self>
+    + std::ops::BitOrAssign
+    + std::ops::BitAndAssign
+    + std::ops::Not<Output = Self>
+    + std::ops::Shl<u32, Output = Self>
+    + std::ops::Shr<u32, Output = Self>
+{
+    const ZERO: Self;
+    const WIDTH: usize;
+    /// The masks of the line's two registers (the second one's dropped by
+    /// a one-register mask).
+    fn join(lo: u64, hi: u64) -> Self;
+    /// The bits of the first and the second register.
+    fn halves(self) -> (u64, u64);
+    fn trailing_zeros(self) -> usize;
+    fn leading_zeros(self) -> usize;
+    /// Bits `0..n` (`n <= WIDTH`).
+    fn below(n: usize) -> Self;
+}
+
+macro_rules! mask {
+    ($t:ty, $join:expr, $halves:expr) => {
+        impl Mask for $t {
+            const ZERO: Self = 0;
+            const WIDTH: usize = <$t>::BITS as usize;
+            #[inline(always)]
+            fn join(lo: u64, hi: u64) -> Self {
+                $join(lo, hi)
+            }
+            #[inline(always)]
+            fn halves(self) -> (u64, u64) {
+                $halves(self)
+            }
+            #[inline(always)]
+            fn trailing_zeros(self) -> usize {
+                <$t>::trailing_zeros(self) as usize
+            }
+            #[inline(always)]
+            fn leading_zeros(self) -> usize {
+                <$t>::leading_zeros(self) as usize
+            }
+            #[inline(always)]
+            fn below(n: usize) -> Self {
+                Self::join(low_bits(n), low_bits(n.saturating_sub(64)))
+            }
+        }
+    };
+}
+
+mask!(u64, |lo, _| lo, |m| (m, 0));
+mask!(
+    u128,
+    |lo, hi| u128::from(lo) | u128::from(hi) << 64,
+    |m: u128| (m as u64, (m >> 64) as u64)
+);
+
+/// Bits `0..n` of a `u64`, all of them from `n = 64` to 255: one `bzhi`,
+/// no branch (a branch on the length here was a third of the samples).
+#[inline(always)]
+fn low_bits(n: usize) -> u64 {
+    // SAFETY: only inlined into `compact_with`, which has BMI2.
+    unsafe { _bzhi_u64(u64::MAX, n as u32) }
+}
+
+/// Bits `from..to` (`from <= to <= M::WIDTH`).
+#[inline(always)]
+fn range<M: Mask>(from: usize, to: usize) -> M {
+    M::below(to) & !M::below(from)
+}
+
+/// Bit `i`, or none when `i` is past the mask.
+#[inline(always)]
+fn bit<M: Mask>(i: usize) -> M {
+    range(i.min(M::WIDTH), (i + 1).min(M::WIDTH))
+}
+
+/// [`compact_with`] with masks as wide as the line needs.
+///
+/// # Safety
+/// As [`compact_with`].
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vbmi2,bmi1,bmi2,lzcnt,popcnt")]
+pub(super) unsafe fn compact(s: &[u8], plan: &Plan, out: *mut u8) -> Option<usize> {
+    // SAFETY: this function's contract.
+    unsafe {
+        if s.len() <= 64 {
+            compact_with::<u64>(s, plan, out)
+        } else {
+            compact_with::<u128>(s, plan, out)
+        }
+    }
+}
+
+/// Write the key of the line `s` (as [`Plan`] describes it) to `out`,
+/// which has room for `s.len()` bytes; its length, or `None` when the line
+/// is one the scalar rewrite must take after all (a `%2E` decoded in the
+/// path, a `#` in the fragment).
+///
+/// # Safety
+/// The CPU must have what [`available`] checks; `out` must be valid for
+/// writes of `s.len()` bytes; `s` is at most [`MAX_LEN`] bytes of ASCII
+/// whose every `%` starts a triplet of hex digits (as any parsed line's).
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vbmi2,bmi1,bmi2,lzcnt,popcnt")]
+#[inline]
+unsafe fn compact_with<M: Mask>(s: &[u8], plan: &Plan, out: *mut u8) -> Option<usize> {
+    debug_assert!(s.len() <= M::WIDTH);
+    let len = s.len();
+    let n_lo = len.min(64);
+    let n_hi = len - n_lo;
+    // SAFETY: the masked loads read `s[..len]` only; masked-off lanes are
+    // not touched and read as zero.
+    let (mut lo, mut hi) = unsafe {
+        (
+            _mm512_maskz_loadu_epi8(low_bits(n_lo), s.as_ptr().cast()),
+            _mm512_maskz_loadu_epi8(low_bits(n_hi), s.as_ptr().add(n_lo).cast()),
+        )
+    };
+    let hash = class::<M>(lo, hi, b'#');
+    if let Some(f) = plan.fragment {
+        // A `#` in the fragment is encoded (`%23`): the output grows.
+        if hash & range::<M>(f + 1, len) != M::ZERO {
+            return None;
+        }
+    }
+    let mut drop = range::<M>(plan.port_drop.0, plan.port_drop.1);
+
+    // §5.3.2.1: scheme and host lowercase (nothing before the host's end
+    // is a hex digit: there is no `%` there).
+    let upper = M::join(in_range(lo, b'A', 26), in_range(hi, b'A', 26)) & M::below(plan.host_end);
+    let (up_lo, up_hi) = upper.halves();
+    lo = _mm512_mask_add_epi8(lo, up_lo, lo, _mm512_set1_epi8(0x20));
+    hi = _mm512_mask_add_epi8(hi, up_hi, hi, _mm512_set1_epi8(0x20));
+
+    // §5.3.2.1 and §5.3.2.3: every triplet at once.
+    let pct = class::<M>(lo, hi, b'%');
+    let mut decoded_dot = M::ZERO;
+    if pct != M::ZERO {
+        let hex = |v: __m512i| {
+            // A hex digit's value: its low nibble, plus 9 for a letter.
+            let nib = _mm512_and_si512(v, _mm512_set1_epi8(0x0f));
+            let letter = _mm512_cmpge_epu8_mask(v, _mm512_set1_epi8(0x40));
+            _mm512_mask_add_epi8(nib, letter, nib, _mm512_set1_epi8(9))
+        };
+        let (hex_lo, hex_hi) = (hex(lo), hex(hi));
+        // Lane `i` of `after(k)` holds the hex value of byte `i + k`.
+        let after = |k: i8| {
+            let idx = _mm512_add_epi8(lane_index(), _mm512_set1_epi8(k));
+            (
+                _mm512_permutex2var_epi8(hex_lo, idx, hex_hi),
+                _mm512_permutex2var_epi8(hex_hi, idx, _mm512_setzero_si512()),
+            )
+        };
+        let ((h1_lo, h1_hi), (h2_lo, h2_hi)) = (after(1), after(2));
+        let value = |h1: __m512i, h2: __m512i| {
+            // `h1 << 4` in 16-bit lanes: a value of at most 15 stays in its
+            // byte, and what a larger one spills is masked off.
+            let high = _mm512_and_si512(_mm512_slli_epi16::<4>(h1), _mm512_set1_epi8(0xf0u8 as i8));
+            _mm512_or_si512(high, _mm512_and_si512(h2, _mm512_set1_epi8(0x0f)))
+        };
+        let (val_lo, val_hi) = (value(h1_lo, h2_lo), value(h1_hi, h2_hi));
+        let unreserved = M::join(is_unreserved(val_lo), is_unreserved(val_hi));
+        let decoded = pct & unreserved;
+        decoded_dot = decoded & M::join(eq(val_lo, b'.'), eq(val_hi, b'.'));
+        if decoded_dot & range::<M>(plan.path.0, plan.path.1) != M::ZERO {
+            // `%2E` may make a dot segment only once decoded.
+            return None;
+        }
+        let (dec_lo, dec_hi) = decoded.halves();
+        lo = _mm512_mask_mov_epi8(lo, dec_lo, val_lo);
+        hi = _mm512_mask_mov_epi8(hi, dec_hi, val_hi);
+        // The hex digits of every triplet to uppercase: those of a decoded
+        // one too, which are dropped anyway.
+        let digits = (pct << 1 | pct << 2) & M::below(len);
+        let gone = (decoded << 1 | decoded << 2) & M::below(len);
+        let lower_hex = M::join(in_range(lo, b'a', 6), in_range(hi, b'a', 6)) & digits;
+        let (lh_lo, lh_hi) = lower_hex.halves();
+        lo = _mm512_mask_sub_epi8(lo, lh_lo, lo, _mm512_set1_epi8(0x20));
+        hi = _mm512_mask_sub_epi8(hi, lh_hi, hi, _mm512_set1_epi8(0x20));
+        drop |= gone;
+    }
+
+    // §5.3.2.4 (RFC 3986 §5.2.4), on a path that starts with '/'.
+    let (ps, pe) = plan.path;
+    if plan.dots && pe > ps {
+        let slash = class::<M>(lo, hi, b'/');
+        let dot = class::<M>(lo, hi, b'.') & !decoded_dot;
+        // A segment's first byte follows a '/'; the byte after a `.` (or
+        // after `..`) ends the segment when it is a '/' or the path's end.
+        let starts = slash << 1 & range::<M>(ps + 1, pe);
+        let ends_next = slash >> 1 | bit::<M>(pe - 1);
+        let ends_after_next = slash >> 2 | if pe >= 2 { bit::<M>(pe - 2) } else { M::ZERO };
+        let single = dot & starts & ends_next;
+        let double = dot & starts & dot >> 1 & ends_after_next;
+        drop |= dot_segments(single | double, double, slash & range::<M>(ps, pe), pe);
+    }
+
+    let keep = M::below(len) & !drop;
+    let (keep_lo, keep_hi) = keep.halves();
+    let (w_lo, w_hi) = (keep_lo.count_ones() as usize, keep_hi.count_ones() as usize);
+    // SAFETY: `out` has room for `len >= w_lo + w_hi` bytes (the caller's
+    // contract); the masked stores write `w_lo` and `w_hi` bytes only.
+    unsafe {
+        _mm512_mask_storeu_epi8(
+            out.cast(),
+            low_bits(w_lo),
+            _mm512_maskz_compress_epi8(keep_lo, lo),
+        );
+        _mm512_mask_storeu_epi8(
+            out.add(w_lo).cast(),
+            low_bits(w_hi),
+            _mm512_maskz_compress_epi8(keep_hi, hi),
+        );
+    }
+    Some(w_lo + w_hi)
+}
+
+/// The bytes the dot segments take away (RFC 3986 §5.2.4), given the first
+/// `.` of each (`segments`, those of `..` also in `double`) and the '/'
+/// bytes of the path (which ends at `end`). Segment by segment, as the
+/// steps come to for a path starting with '/': a `.` segment goes with
+/// its '/'; a `..` segment also takes the last segment still kept before
+/// it (from its '/'); a last `.` or `..` leaves its '/' as the path's end.
+#[inline(always)]
+fn dot_segments<M: Mask>(mut segments: M, double: M, mut kept: M, end: usize) -> M {
+    let mut drop = M::ZERO;
+    while segments != M::ZERO {
+        let d = segments.trailing_zeros();
+        let at = bit::<M>(d);
+        segments &= !at;
+        let up = double & at != M::ZERO;
+        let seg_end = d + 1 + usize::from(up);
+        // `d - 1` is the segment's '/'.
+        let mut from = d - 1;
+        kept &= !bit::<M>(from);
+        if up {
+            let before = kept & M::below(from);
+            if before != M::ZERO {
+                from = M::WIDTH - 1 - before.leading_zeros();
+                kept &= !bit::<M>(from);
+            }
+        }
+        if seg_end == end {
+            from += 1;
+        }
+        drop |= range(from, seg_end);
+    }
+    drop
+}
+
+/// Lane `i` holds `i`.
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn lane_index() -> __m512i {
+    const IDX: [u8; 64] = {
+        let mut a = [0; 64];
+        let mut i = 0;
+        while i < 64 {
+            a[i] = i as u8;
+            i += 1;
+        }
+        a
+    };
+    // SAFETY: 64 bytes of a constant, an unaligned load.
+    unsafe { _mm512_loadu_si512(IDX.as_ptr().cast()) }
+}
+
+/// The bytes of `v` that are unreserved (RFC 3986 §2.3): ALPHA, DIGIT,
+/// `-`, `.`, `_`, `~`.
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn is_unreserved(v: __m512i) -> u64 {
+    let folded = _mm512_or_si512(v, _mm512_set1_epi8(0x20));
+    in_range(folded, b'a', 26)
+        | in_range(v, b'0', 10)
+        | eq(v, b'-')
+        | eq(v, b'.')
+        | eq(v, b'_')
+        | eq(v, b'~')
+}
+
+/// The bytes of `v` from `first` to `first + n - 1`.
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn in_range(v: __m512i, first: u8, n: u8) -> u64 {
+    _mm512_cmplt_epu8_mask(
+        _mm512_sub_epi8(v, _mm512_set1_epi8(first as i8)),
+        _mm512_set1_epi8(n as i8),
+    )
+}
+
+/// The bytes of `v` equal to `c`.
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn eq(v: __m512i, c: u8) -> u64 {
+    _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(c as i8))
+}
+
+/// The bytes of a line's two registers equal to `c`.
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn class<M: Mask>(lo: __m512i, hi: __m512i, c: u8) -> M {
+    M::join(eq(lo, c), eq(hi, c))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::http::both_ways;
+    use super::available;
+    use crate::iri::parse;
+
+    /// The key of `s` written by the compaction and by the scalar rewrite
+    /// at both rungs: the same, or the same error. Whether the compaction
+    /// took the line.
+    fn same_both_ways(s: &str) -> bool {
+        let Ok(r) = parse(s) else { return false };
+        let mut taken = false;
+        for at_scheme in [false, true] {
+            if let Some((Some(fast), slow)) = both_ways(&r, at_scheme) {
+                assert_eq!(fast, slow, "{s:?} at_scheme {at_scheme}");
+                taken = true;
+            }
+        }
+        taken
+    }
+
+    /// The examples of RFC 3986 §6.2.2 (3987bis §5.3.2) and §6.2.3
+    /// (§5.3.3), and of §5.2.4 under a host: each taken by the compaction,
+    /// with the key the RFC gives.
+    #[test]
+    fn spec_examples() {
+        if !available() {
+            eprintln!("no AVX-512 VBMI2 here: the compaction is not run");
+            return;
+        }
+        for (input, want) in [
+            ("HTTP://www.EXAMPLE.com/", "http://www.example.com/"),
+            ("http://example.com/%7Esmith/", "http://example.com/~smith/"),
+            ("http://example.com/%7esmith/", "http://example.com/~smith/"),
+            (
+                "http://example.com/a%2fb%3a?%3d%41#%7e",
+                "http://example.com/a%2Fb%3A?%3DA#~",
+            ),
+            ("http://example.com:80/", "http://example.com/"),
+            ("http://example.com:/", "http://example.com/"),
+            ("https://example.com:0443/x", "https://example.com/x"),
+            ("http://example.com:08080/x", "http://example.com:8080/x"),
+            ("http://a/a/b/c/./../../g", "http://a/a/g"),
+            ("http://a/b/c/.", "http://a/b/c/"),
+            ("http://a/b/c/..", "http://a/b/"),
+            ("http://a/..", "http://a/"),
+            ("http://a/../../g", "http://a/g"),
+            ("http://a/b//../c", "http://a/b/c"),
+            (
+                "http://a/b/.x/..y/.../c?./..#/..",
+                "http://a/b/.x/..y/.../c?./..#/..",
+            ),
+            ("FILE://Host/A/./B", "file://host/A/B"),
+        ] {
+            let r = parse(input).unwrap();
+            let (fast, _) = both_ways(&r, true).unwrap();
+            assert_eq!(fast.expect(input).unwrap(), want, "{input}");
+            assert!(same_both_ways(input), "{input}");
+        }
+    }
+
+    /// What the compaction leaves to the scalar rewrite: a decoded `%2E`
+    /// in the path, a `#` in the fragment, an empty http(s) path, non-ASCII,
+    /// a `%` in the host, a line over 128 bytes.
+    #[test]
+    fn what_it_leaves_alone() {
+        let long = format!("http://a/{}", "b".repeat(120));
+        for input in [
+            "http://a/b/%2E%2E/c",
+            "http://a/b#c#d",
+            "http://a?q",
+            "http://a/é",
+            "http://%41/b",
+            long.as_str(),
+        ] {
+            let r = parse(input).unwrap();
+            let (fast, _) = both_ways(&r, true).unwrap();
+            assert!(fast.is_none(), "{input}");
+        }
+        // `%2E` outside the path is decoded here.
+        assert!(!available() || same_both_ways("http://a/b?%2E%2e#%2E"));
+    }
+
+    /// Every line of the bundled data the compaction takes is keyed as the
+    /// scalar rewrite keys it.
+    #[test]
+    fn same_keys_on_the_bundled_data() {
+        let data = concat!(env!("CARGO_MANIFEST_DIR"), "/data/");
+        let mut taken = 0;
+        for f in ["kasztp.txt", "node_files.txt", "isaacs_files.txt"] {
+            let text = std::fs::read_to_string(format!("{data}{f}")).unwrap();
+            taken += text.lines().filter(|l| same_both_ways(l)).count();
+        }
+        assert!(!available() || taken > 1_000, "{taken}");
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(20_000))]
+        /// Lines of 40 to 150 bytes, so that triplets, dot segments and
+        /// ports fall on both sides of the registers' boundary.
+        #[test]
+        fn same_keys_as_the_scalar_rewrite(
+            s in "(http|HTTP|https|HtTpS|file|FILE)://[a-zA-Z0-9.-]{0,24}(|:|:80|:0080|:443|:8080|:00|:0)(/(|\\.|\\.\\.|%2[eE]|%7[eE]|%41|%2[fF]|%3a|%[0-9a-fA-F]{2}|[a-zA-Z0-9._~-]{1,7})){0,24}(\\?([a-zA-Z0-9/.=&]|%[0-9a-fA-F]{2}){0,16})?(#([a-zA-Z0-9/.?]|%[0-9a-fA-F]{2}){0,8})?",
+        ) {
+            same_both_ways(&s);
+        }
+    }
+}
