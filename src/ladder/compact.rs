@@ -4,9 +4,10 @@
 //! bytes kept copied out in one instruction per 64 (AVX-512 VBMI2
 //! `vpcompressb`).
 //!
-//! For a line of at most 128 bytes, all ASCII, with an `http`, `https` or
-//! `file` scheme and a reg-name host without `%`, every change the two
-//! rungs make is either a byte replaced in place or a byte dropped:
+//! For a line of at most 128 bytes with an `http`, `https` or `file`
+//! scheme and an ASCII reg-name host without `%`, every change the two
+//! rungs make is either a byte replaced in place or a byte dropped, but
+//! for the encoding of non-ASCII characters:
 //!
 //! | rung | change | here |
 //! |---|---|---|
@@ -21,10 +22,12 @@
 //! dot segment is found by mask arithmetic in the line as written: decoding
 //! turns three bytes into one and never into none, so it brings no `/` or
 //! `.` next to another — except a decoded `%2E` itself, which is left to
-//! the scalar rewrite of [`super::http`], as is every other shape
-//! (non-ASCII, which the URI form encodes and so grows; a `%` in the host;
-//! a `#` in the fragment; an empty path of `http(s)`, which becomes `/`).
-//! The host is where it was in the line (nothing before its end is
+//! the scalar rewrite of [`super::http`], as is every other shape (a
+//! non-ASCII host, an IDN; a `%` in the host; a `#` in the fragment; an
+//! empty path of `http(s)`, which becomes `/`). Non-ASCII characters after
+//! the host grow the line (§3.3: each byte becomes a triplet): the
+//! compacted bytes are then copied out once more, each such byte as its
+//! triplet. The host is where it was in the line (nothing before its end is
 //! dropped), so the DNS checks of the scheme rung run on the output.
 
 #![cfg(target_arch = "x86_64")]
@@ -32,10 +35,23 @@
 use std::arch::x86_64::*;
 use std::sync::atomic::{AtomicU8, Ordering};
 
+use crate::chars::HEX_UPPER;
 use crate::iri::{flags, IriRef};
 
 /// The longest line taken: two 64-byte registers.
 pub(super) const MAX_LEN: usize = 128;
+
+/// The room [`compact`] needs for its output: the line, and when it is
+/// not all ASCII, a triplet for each byte and 16 bytes to copy over.
+#[inline]
+pub(super) fn room(r: &IriRef<'_>) -> usize {
+    let len = r.as_str().len();
+    if r.flags() & flags::NON_ASCII != 0 {
+        3 * len + 16
+    } else {
+        len
+    }
+}
 
 /// What the masks need to know of a line besides its bytes: where its
 /// parts are, and the two scalar decisions (the port's bytes to drop).
@@ -62,7 +78,7 @@ impl Plan {
     #[inline]
     pub(super) fn new(r: &IriRef<'_>, host_end: usize, port: Option<Option<&str>>) -> Option<Self> {
         let s = r.as_str();
-        if s.len() > MAX_LEN || r.flags() & (flags::NON_ASCII | flags::HOST_PCT) != 0 {
+        if s.len() > MAX_LEN || r.flags() & (flags::HOST_NON_ASCII | flags::HOST_PCT) != 0 {
             return None;
         }
         let port_drop = match (r.port(), port) {
@@ -206,15 +222,15 @@ pub(super) unsafe fn compact(s: &[u8], plan: &Plan, out: *mut u8) -> Option<usiz
     }
 }
 
-/// Write the key of the line `s` (as [`Plan`] describes it) to `out`,
-/// which has room for `s.len()` bytes; its length, or `None` when the line
-/// is one the scalar rewrite must take after all (a `%2E` decoded in the
-/// path, a `#` in the fragment).
+/// Write the key of the line `s` (as [`Plan`] describes it) to `out`; its
+/// length, or `None` when the line is one the scalar rewrite must take
+/// after all (a `%2E` decoded in the path, a `#` in the fragment).
 ///
 /// # Safety
 /// The CPU must have what [`available`] checks; `out` must be valid for
-/// writes of `s.len()` bytes; `s` is at most [`MAX_LEN`] bytes of ASCII
-/// whose every `%` starts a triplet of hex digits (as any parsed line's).
+/// writes of [`room`] bytes; `s` is a parsed line of at most [`MAX_LEN`]
+/// bytes (UTF-8, every `%` starting a triplet of hex digits) whose host
+/// ends at `plan.host.1` and is ASCII.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vbmi2,bmi1,bmi2,lzcnt,popcnt")]
 #[inline]
 unsafe fn compact_with<M: Mask>(s: &[u8], plan: &Plan, out: *mut u8) -> Option<usize> {
@@ -312,8 +328,40 @@ unsafe fn compact_with<M: Mask>(s: &[u8], plan: &Plan, out: *mut u8) -> Option<u
     let keep = M::below(len) & !drop;
     let (keep_lo, keep_hi) = keep.halves();
     let (w_lo, w_hi) = (keep_lo.count_ones() as usize, keep_hi.count_ones() as usize);
-    // SAFETY: `out` has room for `len >= w_lo + w_hi` bytes (the caller's
-    // contract); the masked stores write `w_lo` and `w_hi` bytes only.
+    let (high_lo, high_hi) = (_mm512_movepi8_mask(lo), _mm512_movepi8_mask(hi));
+    if high_lo | high_hi == 0 {
+        // SAFETY: `out` has room for `len >= w_lo + w_hi` bytes (the
+        // caller's contract).
+        unsafe { store(out, (lo, hi), (keep_lo, keep_hi), w_lo) };
+        return Some(w_lo + w_hi);
+    }
+    // Non-ASCII bytes (none is dropped): compacted on the stack first,
+    // then copied out with each one as its triplet (§3.3).
+    let mut kept = [0u8; MAX_LEN + 16];
+    // SAFETY: `kept` has room for `len` bytes.
+    unsafe { store(kept.as_mut_ptr(), (lo, hi), (keep_lo, keep_hi), w_lo) };
+    let high =
+        u128::from(_pext_u64(high_lo, keep_lo)) | u128::from(_pext_u64(high_hi, keep_hi)) << w_lo;
+    // SAFETY: `kept` holds `w_lo + w_hi` bytes and 16 more; `out` has room
+    // for the triplets (the caller's contract).
+    Some(unsafe { encode(&kept, w_lo + w_hi, high, out) })
+}
+
+/// Store the bytes `keep` selects of the two registers at `out`, the
+/// first register's `w_lo` of them first.
+///
+/// # Safety
+/// `out` must be valid for writes of as many bytes as `keep` has bits.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi2,popcnt")]
+#[inline]
+unsafe fn store(
+    out: *mut u8,
+    (lo, hi): (__m512i, __m512i),
+    (keep_lo, keep_hi): (u64, u64),
+    w_lo: usize,
+) {
+    let w_hi = keep_hi.count_ones() as usize;
+    // SAFETY: the masked stores write `w_lo` and `w_hi` bytes only.
     unsafe {
         _mm512_mask_storeu_epi8(
             out.cast(),
@@ -326,7 +374,51 @@ unsafe fn compact_with<M: Mask>(s: &[u8], plan: &Plan, out: *mut u8) -> Option<u
             _mm512_maskz_compress_epi8(keep_hi, hi),
         );
     }
-    Some(w_lo + w_hi)
+}
+
+/// Copy `src[..n]` to `out`, each byte whose bit is set in `high` as its
+/// percent-encoded triplet, uppercase hex (§3.3, RFC 3986 §2.1); the
+/// length written. The runs between them are copied 16 bytes at a time,
+/// over their end.
+///
+/// # Safety
+/// `src` must hold `n + 16` bytes, `high` have no bit at `n` or above, and
+/// `out` be valid for writes of `n + 2 * high.count_ones() + 16` bytes.
+#[target_feature(enable = "bmi1")]
+#[inline]
+unsafe fn encode(src: &[u8], n: usize, mut high: u128, out: *mut u8) -> usize {
+    debug_assert!(src.len() >= n + 16 && high.checked_shr(n as u32).unwrap_or(0) == 0);
+    let copy = |from: usize, to: usize, len: usize| {
+        let mut i = 0;
+        while i < len {
+            // SAFETY: `from + i < n` (`i < len`), so 16 bytes from there
+            // are in `src`; `to + i` is below the output's length, which
+            // has 16 bytes of room after it.
+            unsafe {
+                let v = _mm_loadu_si128(src.as_ptr().add(from + i).cast());
+                _mm_storeu_si128(out.add(to + i).cast(), v);
+            }
+            i += 16;
+        }
+    };
+    let (mut r, mut w) = (0, 0);
+    while high != 0 {
+        let p = high.trailing_zeros() as usize;
+        high &= high - 1;
+        copy(r, w, p - r);
+        w += p - r;
+        let b = src[p];
+        // SAFETY: three bytes of the output's room.
+        unsafe {
+            out.add(w).write(b'%');
+            out.add(w + 1).write(HEX_UPPER[usize::from(b >> 4)]);
+            out.add(w + 2).write(HEX_UPPER[usize::from(b & 15)]);
+        }
+        w += 3;
+        r = p + 1;
+    }
+    copy(r, w, n - r);
+    w + n - r
 }
 
 /// The bytes the dot segments take away (RFC 3986 §5.2.4), given the first
@@ -470,6 +562,11 @@ mod tests {
                 "http://a/b/.x/..y/.../c?./..#/..",
             ),
             ("FILE://Host/A/./B", "file://host/A/B"),
+            // §3.3: the URI form of the IRI (3987bis §3.1 example).
+            (
+                "http://example.org/r\u{E9}sum\u{E9}/./x?\u{5317}#%7e",
+                "http://example.org/r%C3%A9sum%C3%A9/x?%E5%8C%97#~",
+            ),
         ] {
             let r = parse(input).unwrap();
             let (fast, _) = both_ways(&r, true).unwrap();
@@ -479,8 +576,8 @@ mod tests {
     }
 
     /// What the compaction leaves to the scalar rewrite: a decoded `%2E`
-    /// in the path, a `#` in the fragment, an empty http(s) path, non-ASCII,
-    /// a `%` in the host, a line over 128 bytes.
+    /// in the path, a `#` in the fragment, an empty http(s) path, a
+    /// non-ASCII host (an IDN), a `%` in the host, a line over 128 bytes.
     #[test]
     fn what_it_leaves_alone() {
         let long = format!("http://a/{}", "b".repeat(120));
@@ -488,7 +585,7 @@ mod tests {
             "http://a/b/%2E%2E/c",
             "http://a/b#c#d",
             "http://a?q",
-            "http://a/é",
+            "http://é/a",
             "http://%41/b",
             long.as_str(),
         ] {
@@ -515,11 +612,12 @@ mod tests {
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(20_000))]
-        /// Lines of 40 to 150 bytes, so that triplets, dot segments and
-        /// ports fall on both sides of the registers' boundary.
+        /// Lines of 40 to 150 bytes, so that triplets, dot segments,
+        /// ports and non-ASCII characters fall on both sides of the
+        /// registers' boundary.
         #[test]
         fn same_keys_as_the_scalar_rewrite(
-            s in "(http|HTTP|https|HtTpS|file|FILE)://[a-zA-Z0-9.-]{0,24}(|:|:80|:0080|:443|:8080|:00|:0)(/(|\\.|\\.\\.|%2[eE]|%7[eE]|%41|%2[fF]|%3a|%[0-9a-fA-F]{2}|[a-zA-Z0-9._~-]{1,7})){0,24}(\\?([a-zA-Z0-9/.=&]|%[0-9a-fA-F]{2}){0,16})?(#([a-zA-Z0-9/.?]|%[0-9a-fA-F]{2}){0,8})?",
+            s in "(http|HTTP|https|HtTpS|file|FILE)://[a-zA-Z0-9.-]{0,24}(|:|:80|:0080|:443|:8080|:00|:0)(/(|\\.|\\.\\.|%2[eE]|%7[eE]|%41|%2[fF]|%3a|%[0-9a-fA-F]{2}|[a-zA-Z0-9._~-]{1,7}|é|北京|\\.é)){0,24}(\\?([a-zA-Z0-9/.=&]|%[0-9a-fA-F]{2}|ü|\u{E000}){0,16})?(#([a-zA-Z0-9/.?]|%[0-9a-fA-F]{2}|ß){0,8})?",
         ) {
             same_both_ways(&s);
         }

@@ -109,17 +109,18 @@ fn write_compact<'a>(r: &IriRef<'a>, shape: Shape) -> Option<Result<Cow<'a, str>
         .map(|p| super::scheme::port(super::scheme::rules(shape.scheme), p));
     let plan = compact::Plan::new(r, shape.host.1, port)?;
     let s = r.as_str();
-    let mut out = spare(s.len());
+    let mut out = spare(compact::room(r));
     // SAFETY: the CPU has what `compact` needs (`available`); `out` has
-    // room for `s.len()` bytes; `s` is at most `compact::MAX_LEN` bytes
-    // of ASCII (`Plan::new`), and parsed, so each '%' starts a triplet.
+    // the room it needs; `s` is at most `compact::MAX_LEN` bytes, its host
+    // ASCII (`Plan::new`), and parsed: UTF-8, each '%' starts a triplet.
     let written = unsafe { compact::compact(s.as_bytes(), &plan, out.as_mut_ptr()) };
     let Some(n) = written else {
         recycle(out);
         return None;
     };
     // SAFETY: `compact` wrote `n` bytes of ASCII (the line's bytes, some
-    // case-changed, and decoded unreserved characters).
+    // case-changed, decoded unreserved characters, and the triplets of
+    // the non-ASCII ones).
     unsafe { out.as_mut_vec().set_len(n) };
     if shape.dns {
         // Nothing before the host's end was dropped: it is where it was.
