@@ -1,4 +1,4 @@
-//! The rewrite of a short ASCII crawl line as one compaction: the syntax
+//! The rewrite of a short crawl line as one compaction: the syntax
 //! and scheme rungs (draft-ietf-iri-3987bis §5.3.2–§5.3.3, RFC 3986
 //! §6.2.2–§6.2.3) written as bit masks over the line's bytes, then the
 //! bytes kept copied out in one instruction per 64 (AVX-512 VBMI2
@@ -30,8 +30,6 @@
 //! triplet. The host is where it was in the line (nothing before its end is
 //! dropped), so the DNS checks of the scheme rung run on the output.
 
-#![cfg(target_arch = "x86_64")]
-
 use std::arch::x86_64::*;
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -54,12 +52,14 @@ pub(super) fn room(r: &IriRef<'_>) -> usize {
 }
 
 /// What the masks need to know of a line besides its bytes: where its
-/// parts are, and the two scalar decisions (the port's bytes to drop).
+/// parts are, and the one decision taken outside them (the port's bytes
+/// to drop).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Plan {
     /// The end of the host: scheme, `://` and host are lowercased.
     pub host_end: usize,
-    /// Bytes `drop.0..drop.1` of the port (with or without its `:`) go.
+    /// Bytes `port_drop.0..port_drop.1` of the port (with or without its
+    /// `:`) go.
     pub port_drop: (usize, usize),
     /// The path, `path.0..path.1`.
     pub path: (usize, usize),
@@ -71,7 +71,7 @@ pub(super) struct Plan {
 
 impl Plan {
     /// The plan for `r`, when the line is one this module takes: at most
-    /// [`MAX_LEN`] bytes, ASCII, no `%` in the host, no userinfo (the
+    /// [`MAX_LEN`] bytes, its host ASCII and without `%`, no userinfo (the
     /// caller has checked the scheme and the host kind). `port` is the
     /// port as the rung writes it (a suffix of the port as written, or
     /// `None` to drop it with its `:`).
@@ -190,7 +190,8 @@ mask!(
 /// no branch (a branch on the length here was a third of the samples).
 #[inline(always)]
 fn low_bits(n: usize) -> u64 {
-    // SAFETY: only inlined into `compact_with`, which has BMI2.
+    // SAFETY: only called from functions that enable BMI2 (`compact_with`,
+    // `store`), which run only where `available` found it.
     unsafe { _bzhi_u64(u64::MAX, n as u32) }
 }
 
@@ -352,7 +353,7 @@ unsafe fn compact_with<M: Mask>(s: &[u8], plan: &Plan, out: *mut u8) -> Option<u
 ///
 /// # Safety
 /// `out` must be valid for writes of as many bytes as `keep` has bits.
-#[target_feature(enable = "avx512f,avx512bw,avx512vbmi2,popcnt")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi2,bmi2,popcnt")]
 #[inline]
 unsafe fn store(
     out: *mut u8,
