@@ -72,22 +72,26 @@ pub(super) struct Plan {
 impl Plan {
     /// The plan for `r`, when the line is one this module takes: at most
     /// [`MAX_LEN`] bytes, its host ASCII and without `%`, no userinfo (the
-    /// caller has checked the scheme and the host kind). `port` is the
-    /// port as the rung writes it (a suffix of the port as written, or
-    /// `None` to drop it with its `:`).
+    /// caller has checked the scheme and the host kind). `port`: the port
+    /// as written, and as the rung writes it (a suffix of it, or `None` to
+    /// drop it with its `:`).
     #[inline]
-    pub(super) fn new(r: &IriRef<'_>, host_end: usize, port: Option<Option<&str>>) -> Option<Self> {
+    pub(super) fn new(
+        r: &IriRef<'_>,
+        host_end: usize,
+        port: Option<(&str, Option<&str>)>,
+    ) -> Option<Self> {
         let s = r.as_str();
         if s.len() > MAX_LEN || r.flags() & (flags::HOST_NON_ASCII | flags::HOST_PCT) != 0 {
             return None;
         }
-        let port_drop = match (r.port(), port) {
-            (Some(written), Some(Some(kept))) => {
+        let port_drop = match port {
+            Some((written, Some(kept))) => {
                 let digits = host_end + 1;
                 (digits, digits + written.len() - kept.len())
             }
-            (Some(written), Some(None)) => (host_end, host_end + 1 + written.len()),
-            _ => (0, 0),
+            Some((written, None)) => (host_end, host_end + 1 + written.len()),
+            None => (0, 0),
         };
         let fragment = r.fragment().map(|f| s.len() - f.len() - 1);
         Some(Plan {
@@ -247,10 +251,9 @@ unsafe fn compact_with<M: Mask>(s: &[u8], plan: &Plan, out: *mut u8) -> Option<u
             _mm512_maskz_loadu_epi8(low_bits(n_hi), s.as_ptr().add(n_lo).cast()),
         )
     };
-    let hash = class::<M>(lo, hi, b'#');
     if let Some(f) = plan.fragment {
         // A `#` in the fragment is encoded (`%23`): the output grows.
-        if hash & range::<M>(f + 1, len) != M::ZERO {
+        if class::<M>(lo, hi, b'#') & range::<M>(f + 1, len) != M::ZERO {
             return None;
         }
     }
@@ -265,7 +268,6 @@ unsafe fn compact_with<M: Mask>(s: &[u8], plan: &Plan, out: *mut u8) -> Option<u
 
     // §5.3.2.1 and §5.3.2.3: every triplet at once.
     let pct = class::<M>(lo, hi, b'%');
-    let mut decoded_dot = M::ZERO;
     if pct != M::ZERO {
         let hex = |v: __m512i| {
             // A hex digit's value: its low nibble, plus 9 for a letter.
@@ -292,18 +294,20 @@ unsafe fn compact_with<M: Mask>(s: &[u8], plan: &Plan, out: *mut u8) -> Option<u
         let (val_lo, val_hi) = (value(h1_lo, h2_lo), value(h1_hi, h2_hi));
         let unreserved = M::join(is_unreserved(val_lo), is_unreserved(val_hi));
         let decoded = pct & unreserved;
-        decoded_dot = decoded & M::join(eq(val_lo, b'.'), eq(val_hi, b'.'));
+        let decoded_dot = decoded & M::join(eq(val_lo, b'.'), eq(val_hi, b'.'));
         if decoded_dot & range::<M>(plan.path.0, plan.path.1) != M::ZERO {
-            // `%2E` may make a dot segment only once decoded.
+            // `%2E` may make a dot segment only once decoded (one decoded
+            // after the path is in no segment).
             return None;
         }
         let (dec_lo, dec_hi) = decoded.halves();
         lo = _mm512_mask_mov_epi8(lo, dec_lo, val_lo);
         hi = _mm512_mask_mov_epi8(hi, dec_hi, val_hi);
         // The hex digits of every triplet to uppercase: those of a decoded
-        // one too, which are dropped anyway.
-        let digits = (pct << 1 | pct << 2) & M::below(len);
-        let gone = (decoded << 1 | decoded << 2) & M::below(len);
+        // one too, which are dropped anyway. (Every triplet is whole, so
+        // no digit is past the line.)
+        let digits = pct << 1 | pct << 2;
+        let gone = decoded << 1 | decoded << 2;
         let lower_hex = M::join(in_range(lo, b'a', 6), in_range(hi, b'a', 6)) & digits;
         let (lh_lo, lh_hi) = lower_hex.halves();
         lo = _mm512_mask_sub_epi8(lo, lh_lo, lo, _mm512_set1_epi8(0x20));
@@ -311,16 +315,17 @@ unsafe fn compact_with<M: Mask>(s: &[u8], plan: &Plan, out: *mut u8) -> Option<u
         drop |= gone;
     }
 
-    // §5.3.2.4 (RFC 3986 §5.2.4), on a path that starts with '/'.
+    // §5.3.2.4 (RFC 3986 §5.2.4), on a path that starts with '/' (after
+    // `scheme://`, so `pe > ps >= 3`).
     let (ps, pe) = plan.path;
     if plan.dots && pe > ps {
         let slash = class::<M>(lo, hi, b'/');
-        let dot = class::<M>(lo, hi, b'.') & !decoded_dot;
+        let dot = class::<M>(lo, hi, b'.');
         // A segment's first byte follows a '/'; the byte after a `.` (or
         // after `..`) ends the segment when it is a '/' or the path's end.
         let starts = slash << 1 & range::<M>(ps + 1, pe);
         let ends_next = slash >> 1 | bit::<M>(pe - 1);
-        let ends_after_next = slash >> 2 | if pe >= 2 { bit::<M>(pe - 2) } else { M::ZERO };
+        let ends_after_next = slash >> 2 | bit::<M>(pe - 2);
         let single = dot & starts & ends_next;
         let double = dot & starts & dot >> 1 & ends_after_next;
         drop |= dot_segments(single | double, double, slash & range::<M>(ps, pe), pe);

@@ -107,10 +107,15 @@ fn write_compact<'a>(r: &IriRef<'a>, shape: Shape) -> Option<Result<Cow<'a, str>
     if (shape.dns && ps == pe) || !compact::available() {
         return None;
     }
-    let port = r
-        .port()
-        .filter(|_| shape.at_scheme)
-        .map(|p| super::scheme::port(super::scheme::rules(shape.scheme), p));
+    // The syntax rung keeps the port as written (§5.3.3 drops it).
+    let port = r.port().map(|p| {
+        let kept = if shape.at_scheme {
+            super::scheme::port(super::scheme::rules(shape.scheme), p)
+        } else {
+            Some(p)
+        };
+        (p, kept)
+    });
     let plan = compact::Plan::new(r, shape.host.1, port)?;
     let s = r.as_str();
     let mut out = spare(compact::room(r));
