@@ -50,7 +50,7 @@ pub const SCHEME: u16 = ALPHA | DIGIT | SCHEME_MARK;
 /// `IPvFuture` tail: `unreserved / sub-delims / ":"`.
 pub const IPV_FUTURE: u16 = USERINFO;
 
-const fn build() -> [u16; 256] {
+pub(crate) const fn build() -> [u16; 256] {
     let mut t = [0u16; 256];
     let mut b = 0;
     while b < 256 {

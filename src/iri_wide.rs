@@ -14,13 +14,19 @@
 //! that never reads past the line. The split is then a few
 //! `trailing_zeros` on those masks (the authority ends at the first `/`,
 //! `?` or `#` after `//`, the path at the first `?` or `#`, the query at
-//! the first `#`), each `%` is checked where its mask says it is (RFC 3986
-//! §2.1: two hex digits; a triplet that §5.3.2.1 or §5.3.2.3 rewrites
-//! makes its component dirty), each non-ASCII character too (§2.2: a
-//! `ucschar`, and §4.1: no bidi formatting character; after the authority
-//! the URI form encodes it, §3.3, so it makes its component dirty, and in
-//! the host it marks an IDN for the host rungs), and each flag of
-//! [`super::flags`] is one AND with a component's range of bits.
+//! the first `#`), and each flag of [`super::flags`] is one AND with a
+//! component's range of bits.
+//!
+//! The `%` triplets are classified with the rest (RFC 3986 §2.1: two hex
+//! digits follow; a triplet that §5.3.2.1 or §5.3.2.3 rewrites makes its
+//! component dirty): with AVX-512 the two bytes after each byte are loaded
+//! beside it and valued by nibble lookups, so a line's triplets cost one
+//! step whatever their number. Non-ASCII characters must be `ucschar`s
+//! (§2.2) and no bidi formatting character (§4.1); only those of the few
+//! lead bytes where a character may fail that are decoded one at a time
+//! ([`Masks::high_slow`]). After the authority the URI form encodes them
+//! (§3.3), so they make their component dirty; in the host they mark an
+//! IDN for the host rungs.
 //!
 //! It decides nothing alone: whatever it does not take (a non-ASCII
 //! character that is not a `ucschar`, userinfo, an IP literal,
@@ -204,6 +210,20 @@ pub(super) struct Masks<B> {
     dot: B,
     upper: B,
     hyphen: B,
+    /// Lead bytes of the characters the split checks one at a time: `C2`
+    /// (U+0080–00BF, the C1 controls among them), `E2` (U+2000–2FFF, the
+    /// bidi formatting characters among them) and `EE` up (private use,
+    /// non-characters, the planes above the BMP). The characters of
+    /// every other lead byte are all `ucschar`s (§2.2) and none is a bidi
+    /// formatting one (§4.1).
+    high_slow: B,
+    /// `%` bytes not followed by two hex digits (RFC 3986 §2.1): the
+    /// split gives up on the line.
+    triplet_bad: B,
+    /// `%` bytes whose triplet percent-encoding normalization rewrites: a
+    /// lowercase hex digit (§5.3.2.1) or an unreserved character
+    /// (§5.3.2.3).
+    triplet_dirty: B,
 }
 
 impl<B: Copy> Masks<B> {
@@ -221,6 +241,9 @@ impl<B: Copy> Masks<B> {
             dot: W::join(lo.dot, hi.dot),
             upper: W::join(lo.upper, hi.upper),
             hyphen: W::join(lo.hyphen, hi.hyphen),
+            high_slow: W::join(lo.high_slow, hi.high_slow),
+            triplet_bad: W::join(lo.triplet_bad, hi.triplet_bad),
+            triplet_dirty: W::join(lo.triplet_dirty, hi.triplet_dirty),
         }
     }
 }
@@ -250,8 +273,35 @@ pub(super) fn masks_scalar<B: Bits>(b: &[u8]) -> Masks<B> {
         set(&mut m.dot, c == b'.');
         set(&mut m.upper, c.is_ascii_uppercase());
         set(&mut m.hyphen, c == b'-');
+        set(&mut m.high_slow, is_slow_lead(c));
+        if c == b'%' {
+            let (bad, dirty) = triplet(b, i);
+            set(&mut m.triplet_bad, bad);
+            set(&mut m.triplet_dirty, dirty);
+        }
     }
     m
+}
+
+/// A lead byte of [`Masks::high_slow`].
+#[cfg(test)]
+fn is_slow_lead(c: u8) -> bool {
+    c == 0xC2 || c == 0xE2 || c >= 0xEE
+}
+
+/// Whether the `%` at `b[at]` starts no triplet (RFC 3986 §2.1), and
+/// whether percent-encoding normalization rewrites it (§5.3.2.1 a
+/// lowercase hex digit, §5.3.2.3 an unreserved character).
+#[inline]
+fn triplet(b: &[u8], at: usize) -> (bool, bool) {
+    let digit = |i: usize| b.get(i).and_then(|&c| Some((c, chars::hex_val(c)?)));
+    match (digit(at + 1), digit(at + 2)) {
+        (Some((h, hv)), Some((l, lv))) => (
+            false,
+            h.is_ascii_lowercase() || l.is_ascii_lowercase() || chars::is_unreserved(hv * 16 + lv),
+        ),
+        _ => (true, false),
+    }
 }
 
 /// Bits `0..n` set (`n <= B::WIDTH`).
@@ -289,24 +339,18 @@ pub(super) fn split<'a, B: Bits>(input: &'a str, m: &Masks<B>) -> Option<IriRef<
     let mut flags = 0;
     // Every '%' starts a triplet (`pct-encoded`, RFC 3986 §2.1); those
     // that percent-encoding normalization rewrites (§5.3.2.1 lowercase
-    // hex, §5.3.2.3 an unreserved character) are `dirty`. A hex digit is
-    // no delimiter, so a triplet never straddles two components.
+    // hex, §5.3.2.3 an unreserved character) make their component dirty.
+    // A hex digit is no delimiter, so a triplet never straddles two
+    // components: its '%' stands for it.
     let mut dirty = B::ZERO;
     let mut hex_digits = B::ZERO;
     if m.pct != B::ZERO {
-        flags |= PCT;
-        let mut rest = m.pct;
-        while rest != B::ZERO {
-            let at = rest.trailing_zeros() as usize;
-            let (h, l) = (*b.get(at + 1)?, *b.get(at + 2)?);
-            let value = chars::hex_val(h)? * 16 + chars::hex_val(l)?;
-            let triplet = range::<B>(at, at + 3);
-            if h.is_ascii_lowercase() || l.is_ascii_lowercase() || chars::is_unreserved(value) {
-                dirty |= triplet;
-            }
-            hex_digits |= triplet;
-            rest = rest & !below::<B>(at + 1);
+        if m.triplet_bad != B::ZERO {
+            return None;
         }
+        flags |= PCT;
+        dirty = m.triplet_dirty;
+        hex_digits = m.pct << 1 | m.pct << 2;
     }
     // scheme "://" (§2.2; RFC 3986 §3.1).
     let scheme_end = match super::http_scheme(b) {
@@ -334,14 +378,17 @@ pub(super) fn split<'a, B: Bits>(input: &'a str, m: &Masks<B>) -> Option<IriRef<
         // are an IDN's (HOST_NON_ASCII below), and in userinfo or a port
         // the split gives up anyway. `input` is a `str`: each run of high
         // bytes is whole characters.
-        let mut rest = m.high;
-        while rest != B::ZERO {
-            let at = rest.trailing_zeros() as usize;
-            let ch = input.get(at..)?.chars().next()?;
-            if chars::is_bidi_format(ch) || !chars::is_ucschar(ch) {
-                return None;
+        // Most lines need no character looked at (see `high_slow`).
+        if m.high_slow != B::ZERO {
+            let mut rest = m.high;
+            while rest != B::ZERO {
+                let at = rest.trailing_zeros() as usize;
+                let ch = input.get(at..)?.chars().next()?;
+                if chars::is_bidi_format(ch) || !chars::is_ucschar(ch) {
+                    return None;
+                }
+                rest = rest & !below::<B>(at + ch.len_utf8());
             }
-            rest = rest & !below::<B>(at + ch.len_utf8());
         }
         flags |= NON_ASCII;
         dirty |= m.high;
@@ -452,7 +499,7 @@ pub(super) mod x86 {
     #[inline]
     pub(in crate::iri) unsafe fn masks_avx512(b: &[u8]) -> Masks<u64> {
         debug_assert!(b.len() <= MAX_LEN);
-        classes(b, tables())
+        classes(b, 0, tables())
     }
 
     /// [`masks_avx512`] for 65 to [`MAX_LEN_WIDE`] bytes: two registers,
@@ -465,8 +512,7 @@ pub(super) mod x86 {
     pub(in crate::iri) unsafe fn masks_avx512_wide(b: &[u8]) -> Masks<u128> {
         debug_assert!(b.len() > MAX_LEN && b.len() <= MAX_LEN_WIDE);
         let t = tables();
-        let (lo, hi) = (classes(&b[..MAX_LEN], t), classes(&b[MAX_LEN..], t));
-        Masks::join(&lo, &hi)
+        Masks::join(&classes(b, 0, t), &classes(b, MAX_LEN, t))
     }
 
     /// [`masks_avx512`] for 129 to [`MAX_LEN_256`] bytes: four registers,
@@ -479,13 +525,8 @@ pub(super) mod x86 {
     pub(in crate::iri) unsafe fn masks_avx512_256(b: &[u8]) -> Masks<U256> {
         debug_assert!(b.len() > MAX_LEN_WIDE && b.len() <= MAX_LEN_256);
         let t = tables();
-        let (first, rest) = b.split_at(MAX_LEN_WIDE);
-        let (third, fourth) = rest.split_at(rest.len().min(MAX_LEN));
-        let lo = Masks::join(
-            &classes(&first[..MAX_LEN], t),
-            &classes(&first[MAX_LEN..], t),
-        );
-        let hi = Masks::join(&classes(third, t), &classes(fourth, t));
+        let lo = Masks::join(&classes(b, 0, t), &classes(b, MAX_LEN, t));
+        let hi = Masks::join(&classes(b, 2 * MAX_LEN, t), &classes(b, 3 * MAX_LEN, t));
         Masks::join(&lo, &hi)
     }
 
@@ -503,23 +544,30 @@ pub(super) mod x86 {
         }
     }
 
-    /// The masks of the at most 64 bytes of `b`.
+    /// The masks of the at most 64 bytes of `b` from `at` (none when `at`
+    /// is past the end).
     #[target_feature(enable = "avx512f,avx512bw")]
     #[inline]
-    fn classes(b: &[u8], (lo, hi): (__m512i, __m512i)) -> Masks<u64> {
-        let line = super::below::<u64>(b.len());
-        // SAFETY: the masked load reads `b[..len]` only (masked-off lanes
-        // are not accessed, and read as zero).
-        let v = unsafe { _mm512_maskz_loadu_epi8(line, b.as_ptr().cast()) };
+    fn classes(b: &[u8], at: usize, (lo, hi): (__m512i, __m512i)) -> Masks<u64> {
+        let line = super::below::<u64>(b.len().saturating_sub(at));
+        // SAFETY: the masked load reads `b[at..]`, at most 64 bytes, only
+        // (masked-off lanes are not accessed, and read as zero; with no
+        // byte left the pointer is never dereferenced).
+        let v = unsafe { _mm512_maskz_loadu_epi8(line, b.as_ptr().wrapping_add(at).cast()) };
         let eq = |c: u8| _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(c as i8));
-        let low = _mm512_and_si512(v, _mm512_set1_epi8(0x0f));
-        let high = _mm512_and_si512(_mm512_srli_epi16::<4>(v), _mm512_set1_epi8(0x0f));
+        let (low, high) = nibbles(v);
         let rows = _mm512_and_si512(_mm512_shuffle_epi8(lo, low), _mm512_shuffle_epi8(hi, high));
         let pct = eq(b'%');
+        let (triplet_bad, triplet_dirty) = if pct == 0 {
+            (0, 0)
+        } else {
+            triplets(b, at, pct)
+        };
+        let high = _mm512_movepi8_mask(v);
         Masks {
             bad: !_mm512_test_epi8_mask(rows, rows) & line & !pct,
             pct,
-            high: _mm512_movepi8_mask(v),
+            high,
             slash: eq(b'/'),
             question: eq(b'?'),
             hash: eq(b'#'),
@@ -530,7 +578,138 @@ pub(super) mod x86 {
                 _mm512_set1_epi8(26),
             ),
             hyphen: eq(b'-'),
+            high_slow: if high == 0 {
+                0
+            } else {
+                eq(0xC2) | eq(0xE2) | _mm512_cmpge_epu8_mask(v, _mm512_set1_epi8(0xEEu8 as i8))
+            },
+            triplet_bad,
+            triplet_dirty,
         }
+    }
+
+    /// Each byte's low and high nibble.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    #[inline]
+    fn nibbles(v: __m512i) -> (__m512i, __m512i) {
+        let low = _mm512_and_si512(v, _mm512_set1_epi8(0x0f));
+        let high = _mm512_and_si512(_mm512_srli_epi16::<4>(v), _mm512_set1_epi8(0x0f));
+        (low, high)
+    }
+
+    /// A 16-byte table in every lane, for `vpshufb`.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    #[inline]
+    fn table(t: &[u8; 16]) -> __m512i {
+        // SAFETY: 16 bytes of an array, an unaligned load.
+        unsafe { _mm512_broadcast_i32x4(_mm_loadu_si128(t.as_ptr().cast())) }
+    }
+
+    /// The hex digit classes of a byte, by its low and its high nibble (a
+    /// byte is in a class when both entries have its bit).
+    const DIGIT: u8 = 1;
+    const UPPER_HEX: u8 = 2;
+    const LOWER_HEX: u8 = 4;
+    const HEX_LOW: [u8; 16] = {
+        let mut t = [0; 16];
+        let mut i = 0;
+        while i < 16 {
+            t[i] = if i <= 9 { DIGIT } else { 0 }
+                | if i >= 1 && i <= 6 {
+                    UPPER_HEX | LOWER_HEX
+                } else {
+                    0
+                };
+            i += 1;
+        }
+        t
+    };
+    const HEX_HIGH: [u8; 16] = {
+        let mut t = [0; 16];
+        t[3] = DIGIT;
+        t[4] = UPPER_HEX;
+        t[6] = LOWER_HEX;
+        t
+    };
+    /// What a hex digit's high nibble adds to its low one for its value:
+    /// 9 for a letter. (A lowercase digit's value is never needed: its
+    /// triplet is rewritten whatever it encodes.)
+    const HEX_ADD: [u8; 16] = {
+        let mut t = [0; 16];
+        t[4] = 9;
+        t[6] = 9;
+        t
+    };
+    /// The first hex digit `h` of a triplet as a bit, `1 << (h - 2)` for
+    /// `2..=7` (every unreserved character is `0x2D..=0x7E`), ...
+    const FIRST: [u8; 16] = {
+        let mut t = [0; 16];
+        let mut h = 2;
+        while h <= 7 {
+            t[h] = 1 << (h - 2);
+            h += 1;
+        }
+        t
+    };
+    /// ... and by the second digit `l`, the bits of the first digits `h`
+    /// for which `h * 16 + l` is unreserved (RFC 3986 §2.3).
+    const SECOND: [u8; 16] = {
+        let class = crate::chars::build();
+        let mut t = [0; 16];
+        let mut l = 0;
+        while l < 16 {
+            let mut h = 2;
+            while h <= 7 {
+                if class[h * 16 + l] & crate::chars::UNRESERVED != 0 {
+                    t[l] |= 1 << (h - 2);
+                }
+                h += 1;
+            }
+            l += 1;
+        }
+        t
+    };
+
+    /// Of the `pct` bytes of `b[at..]` (bit `i` is `b[at + i]`), those not
+    /// followed by two hex digits (RFC 3986 §2.1), and those whose triplet
+    /// is rewritten (§5.3.2.1 a lowercase digit, §5.3.2.3 an unreserved
+    /// character), all at once: the two bytes after each byte are loaded
+    /// beside it, classified and valued by nibble lookups.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    #[inline]
+    fn triplets(b: &[u8], at: usize, pct: u64) -> (u64, u64) {
+        let after = |k: usize| {
+            let n = b.len().saturating_sub(at + k);
+            // SAFETY: the masked load reads `b[at + k..]`, at most 64
+            // bytes, only; with no byte left it reads none, and the
+            // pointer is never dereferenced.
+            unsafe {
+                _mm512_maskz_loadu_epi8(
+                    super::below::<u64>(n),
+                    b.as_ptr().wrapping_add(at + k).cast(),
+                )
+            }
+        };
+        let (first, second) = (after(1), after(2));
+        let (hex_low, hex_high) = (table(&HEX_LOW), table(&HEX_HIGH));
+        let digit = |v: __m512i| {
+            let (low, high) = nibbles(v);
+            let class = _mm512_and_si512(
+                _mm512_shuffle_epi8(hex_low, low),
+                _mm512_shuffle_epi8(hex_high, high),
+            );
+            let value = _mm512_add_epi8(low, _mm512_shuffle_epi8(table(&HEX_ADD), high));
+            (class, value)
+        };
+        let ((c1, v1), (c2, v2)) = (digit(first), digit(second));
+        let hex = _mm512_test_epi8_mask(c1, c1) & _mm512_test_epi8_mask(c2, c2);
+        let lower = _mm512_set1_epi8(LOWER_HEX as i8);
+        let lowercase = _mm512_test_epi8_mask(_mm512_or_si512(c1, c2), lower);
+        let unreserved = _mm512_test_epi8_mask(
+            _mm512_shuffle_epi8(table(&FIRST), v1),
+            _mm512_shuffle_epi8(table(&SECOND), v2),
+        );
+        (pct & !hex, pct & hex & (lowercase | unreserved))
     }
 
     /// The masks of `b` (at most [`MAX_LEN`] bytes), 32 bytes at a time.
@@ -559,14 +738,24 @@ pub(super) mod x86 {
             // SAFETY: 32 bytes from 0; AVX2 (this function's contract).
             unsafe { block::<0>(&pad, 0, lo, hi, &mut m) };
             m.bad &= (1u64 << len) - 1;
-            return m;
-        }
-        // SAFETY: each block is in `b` (`len >= 32`); AVX2 as above.
-        unsafe {
-            block::<0>(b, 0, lo, hi, &mut m);
-            if len > 32 {
-                block::<32>(b, len, lo, hi, &mut m);
+        } else {
+            // SAFETY: each block is in `b` (`len >= 32`); AVX2 as above.
+            unsafe {
+                block::<0>(b, 0, lo, hi, &mut m);
+                if len > 32 {
+                    block::<32>(b, len, lo, hi, &mut m);
+                }
             }
+        }
+        // The triplets one at a time (the blocks' loads may not reach
+        // the digits after them).
+        let mut rest = m.pct;
+        while rest != 0 {
+            let at = rest.trailing_zeros() as usize;
+            let (bad, dirty) = super::triplet(b, at);
+            m.triplet_bad |= u64::from(bad) << at;
+            m.triplet_dirty |= u64::from(dirty) << at;
+            rest &= rest - 1;
         }
         m
     }
@@ -612,6 +801,15 @@ pub(super) mod x86 {
         m.bad |= put!(_mm256_andnot_si256(pct, outside));
         m.pct |= put!(pct);
         m.high |= put!(v);
+        // `EE` up: above `ED` as signed bytes, and high.
+        let above = _mm256_cmpgt_epi8(v, _mm256_set1_epi8(0xEDu8 as i8));
+        m.high_slow |= put!(_mm256_or_si256(
+            _mm256_or_si256(
+                _mm256_cmpeq_epi8(v, _mm256_set1_epi8(0xC2u8 as i8)),
+                _mm256_cmpeq_epi8(v, _mm256_set1_epi8(0xE2u8 as i8)),
+            ),
+            _mm256_and_si256(above, v),
+        ));
         m.slash |= eq!(b'/');
         m.question |= eq!(b'?');
         m.hash |= eq!(b'#');
@@ -651,6 +849,21 @@ mod tests {
                 "{c:#x}"
             );
         }
+    }
+
+    /// The split looks only at the characters of [`Masks::high_slow`]'s
+    /// lead bytes: every other non-ASCII character is a `ucschar` (§2.2)
+    /// and no bidi formatting character (§4.1).
+    #[test]
+    fn characters_of_other_lead_bytes_need_no_look() {
+        let mut skipped = 0;
+        for c in ('\u{80}'..=char::MAX).filter(|c| !is_slow_lead(c.to_string().as_bytes()[0])) {
+            assert!(chars::is_ucschar(c) && !chars::is_bidi_format(c), "{c:?}");
+            skipped += 1;
+        }
+        // C3–DF: 29 · 64; E0 (U+0800–0FFF) and ED (U+D000–D7FF, then
+        // the surrogates): 2048 each; E1, E3–EC: 11 · 4096.
+        assert_eq!(skipped, 29 * 64 + 2 * 2048 + 11 * 4096);
     }
 
     #[test]
@@ -717,7 +930,7 @@ mod tests {
             b in proptest::collection::vec(
                 proptest::prop_oneof![
                     proptest::prelude::any::<u8>(),
-                    proptest::sample::select(b"/?#:@.-AZaz09%[".to_vec()),
+                    proptest::sample::select(b"/?#:@.-AZaz09%[%%2457DEdef".to_vec()),
                 ],
                 0..=MAX_LEN_256,
             )
