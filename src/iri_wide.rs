@@ -36,7 +36,7 @@
 //! does, which the tests check on the bundled data and on generated lines.
 //! Its one addition is [`super::flags::PATH_DOT`] left unset when no `.`
 //! follows a `/` in the path, so the rungs need not look for dot segments
-//! (§5.3.2.4).
+//! (§5.3.2.4), and [`super::flags::PATH_DOT_SEEN`] set when one does.
 //!
 //! AVX2 stops at 64 bytes: for 65 to 128 bytes, four blocks joined into
 //! `u128` masks cost as much as the component scan (callgrind, BENCHMARKS
@@ -433,7 +433,7 @@ pub(super) fn split<'a, B: Bits>(input: &'a str, m: &Masks<B>) -> Option<IriRef<
     let path_end = next(m.question | m.hash, auth_end, len);
     let path = range::<B>(auth_end, path_end);
     if (m.slash << 1) & m.dot & path != B::ZERO {
-        flags |= PATH_DOT;
+        flags |= PATH_DOT | PATH_DOT_SEEN;
     }
     if dirty & path != B::ZERO {
         flags |= PATH_DIRTY;

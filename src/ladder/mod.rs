@@ -268,10 +268,14 @@ fn is_canonical(r: &IriRef<'_>, level: Level) -> bool {
         return false;
     };
     let path = r.path();
-    // A '.' after a '/' is a dot segment on 99 % of the lines that have
-    // one (`c1m`): the rewrite that removes it decides, rather than a
-    // search here first (a line without one comes out as it went in).
-    if f & flags::PATH_DOT != 0 && path.starts_with('/') {
+    // A '.' the split saw after a '/' is a dot segment on 99 % of the
+    // lines that have one (`c1m`): the rewrite that removes it decides,
+    // rather than a search here first (a line without one comes out as it
+    // went in). The component scan only assumes one: search.
+    if f & flags::PATH_DOT != 0
+        && path.starts_with('/')
+        && (f & flags::PATH_DOT_SEEN != 0 || has_dot_segments(path))
+    {
         return false;
     }
     let at_scheme = level >= Level::Scheme;
@@ -731,6 +735,10 @@ mod tests {
             "http://example.com/a/b?q=1#f",
             "https://x.org/",
             "file:///usr/share/x%20y",
+            // Component scan (userinfo; over 256 bytes), which assumes
+            // every path may hold a dot segment: searched, none found.
+            "http://user@example.com/a/b.html",
+            &format!("http://example.com/{}index.html", "a/".repeat(130)),
         ] {
             assert!(matches!(n.key(s).unwrap(), Cow::Borrowed(_)), "{s}");
         }
