@@ -800,16 +800,19 @@ pub(super) mod x86 {
         let outside = _mm256_cmpeq_epi8(rows, _mm256_setzero_si256());
         m.bad |= put!(_mm256_andnot_si256(pct, outside));
         m.pct |= put!(pct);
-        m.high |= put!(v);
-        // `EE` up: above `ED` as signed bytes, and high.
-        let above = _mm256_cmpgt_epi8(v, _mm256_set1_epi8(0xEDu8 as i8));
-        m.high_slow |= put!(_mm256_or_si256(
-            _mm256_or_si256(
-                _mm256_cmpeq_epi8(v, _mm256_set1_epi8(0xC2u8 as i8)),
-                _mm256_cmpeq_epi8(v, _mm256_set1_epi8(0xE2u8 as i8)),
-            ),
-            _mm256_and_si256(above, v),
-        ));
+        let high = put!(v);
+        m.high |= high;
+        if high != 0 {
+            // `EE` up: above `ED` as signed bytes, and high.
+            let above = _mm256_cmpgt_epi8(v, _mm256_set1_epi8(0xEDu8 as i8));
+            m.high_slow |= put!(_mm256_or_si256(
+                _mm256_or_si256(
+                    _mm256_cmpeq_epi8(v, _mm256_set1_epi8(0xC2u8 as i8)),
+                    _mm256_cmpeq_epi8(v, _mm256_set1_epi8(0xE2u8 as i8)),
+                ),
+                _mm256_and_si256(above, v),
+            ));
+        }
         m.slash |= eq!(b'/');
         m.question |= eq!(b'?');
         m.hash |= eq!(b'#');
