@@ -97,7 +97,7 @@ fn write<'a>(r: &IriRef<'a>, shape: Shape) -> Result<Cow<'a, str>> {
     write_scalar(r, shape)
 }
 
-/// [`write`] as one compaction of the line's bytes ([`compact`]), when the
+/// [`write()`] as one compaction of the line's bytes ([`compact`]), when the
 /// CPU and the line allow it.
 #[cfg(target_arch = "x86_64")]
 #[inline]
@@ -141,7 +141,7 @@ fn write_compact<'a>(r: &IriRef<'a>, shape: Shape) -> Option<Result<Cow<'a, str>
     Some(Ok(Cow::Owned(out)))
 }
 
-/// [`write`] a component at a time, into a buffer.
+/// [`write()`] a component at a time, into a buffer.
 fn write_scalar<'a>(r: &IriRef<'a>, shape: Shape) -> Result<Cow<'a, str>> {
     let Shape {
         at_scheme,
