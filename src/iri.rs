@@ -289,13 +289,17 @@ impl<'a> IriRef<'a> {
 pub fn parse(input: &str) -> Result<IriRef<'_>> {
     #[cfg(target_arch = "x86_64")]
     if let Some(t) = runs::Ssse3::detect() {
-        if wide::x86::has_avx512bw() {
-            // SAFETY: the CPU has AVX-512BW (and so SSSE3).
-            return unsafe { parse_avx512(input, t) };
-        }
-        if wide::x86::has_avx2() {
-            // SAFETY: the CPU has AVX2 (and so SSSE3).
-            return unsafe { parse_avx2(input, t) };
+        // Every CPU with AVX2 or AVX-512 has BMI2 too; one without would
+        // take the component scan.
+        if let Some(bmi2) = wide::x86::Bmi2::detect() {
+            if wide::x86::has_avx512bw() {
+                // SAFETY: the CPU has AVX-512BW (and so SSSE3) and BMI2.
+                return unsafe { parse_avx512(input, t, bmi2) };
+            }
+            if wide::x86::has_avx2() {
+                // SAFETY: the CPU has AVX2 (and so SSSE3) and BMI2.
+                return unsafe { parse_avx2(input, t, bmi2) };
+            }
         }
         // SAFETY: the CPU has SSSE3.
         return unsafe { parse_ssse3(input, t) };
@@ -307,18 +311,19 @@ pub fn parse(input: &str) -> Result<IriRef<'_>> {
 /// a line of up to 128 bytes, or four for up to 256.
 ///
 /// # Safety
-/// The CPU must have AVX-512BW (`t` says it has SSSE3, which it implies).
+/// The CPU must have AVX-512BW (`t` says it has SSSE3, which it implies)
+/// and BMI2 (`bmi2` says so).
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn parse_avx512(input: &str, t: runs::Ssse3) -> Result<IriRef<'_>> {
+#[target_feature(enable = "avx512f,avx512bw,bmi2")]
+unsafe fn parse_avx512(input: &str, t: runs::Ssse3, bmi2: wide::x86::Bmi2) -> Result<IriRef<'_>> {
     let b = input.as_bytes();
     // SAFETY (all): the CPU has AVX-512BW (this function's contract).
     let split = if b.len() <= wide::MAX_LEN {
-        wide::split(input, &unsafe { wide::x86::masks_avx512(b) })
+        wide::split(input, &unsafe { wide::x86::masks_avx512(b) }, bmi2)
     } else if b.len() <= wide::MAX_LEN_WIDE {
-        wide::split(input, &unsafe { wide::x86::masks_avx512_wide(b) })
+        wide::split(input, &unsafe { wide::x86::masks_avx512_wide(b) }, bmi2)
     } else if b.len() <= wide::MAX_LEN_256 {
-        wide::split(input, &unsafe { wide::x86::masks_avx512_256(b) })
+        wide::split(input, &unsafe { wide::x86::masks_avx512_256(b) }, bmi2)
     } else {
         None
     };
@@ -348,15 +353,16 @@ pub fn parse_scalar(input: &str) -> Result<IriRef<'_>> {
 /// else by [`parse_ssse3`].
 ///
 /// # Safety
-/// The CPU must have AVX2 (`t` says it has SSSE3, which AVX2 implies).
+/// The CPU must have AVX2 (`t` says it has SSSE3, which AVX2 implies)
+/// and BMI2 (`bmi2` says so).
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn parse_avx2(input: &str, t: runs::Ssse3) -> Result<IriRef<'_>> {
+#[target_feature(enable = "avx2,bmi2")]
+unsafe fn parse_avx2(input: &str, t: runs::Ssse3, bmi2: wide::x86::Bmi2) -> Result<IriRef<'_>> {
     let b = input.as_bytes();
     if b.len() <= wide::MAX_LEN {
         // SAFETY: the CPU has AVX2 (this function's contract).
         let masks = unsafe { wide::x86::masks(b) };
-        if let Some(r) = wide::split(input, &masks) {
+        if let Some(r) = wide::split(input, &masks, bmi2) {
             return Ok(r);
         }
     }
@@ -919,11 +925,15 @@ mod tests {
     fn parsed(s: &str) -> String {
         let best = parse(s);
         #[cfg(target_arch = "x86_64")]
-        if let (true, Some(t)) = (wide::x86::has_avx2(), runs::Ssse3::detect()) {
+        if let (true, Some(t), Some(bmi2)) = (
+            wide::x86::has_avx2(),
+            runs::Ssse3::detect(),
+            wide::x86::Bmi2::detect(),
+        ) {
             // The AVX2 masks, also on a CPU whose `parse` takes AVX-512's
             // (which take longer lines, so may know of no dot segment).
-            // SAFETY: the CPU has AVX2.
-            let avx2 = unsafe { parse_avx2(s, t) };
+            // SAFETY: the CPU has AVX2 and BMI2.
+            let avx2 = unsafe { parse_avx2(s, t, bmi2) };
             assert_eq!(dotless(&avx2), dotless(&best), "{s:?}");
         }
         let scalar = parse_with(s, runs::Scalar);
@@ -979,9 +989,13 @@ mod tests {
     fn split_wide(s: &str) -> Option<Option<IriRef<'_>>> {
         let b = s.as_bytes();
         if b.len() <= wide::MAX_LEN_WIDE {
-            Some(wide::split(s, &wide::masks_scalar::<u128>(b)))
+            Some(wide::split(s, &wide::masks_scalar::<u128>(b), wide::Shifts))
         } else if b.len() <= wide::MAX_LEN_256 {
-            Some(wide::split(s, &wide::masks_scalar::<wide::U256>(b)))
+            Some(wide::split(
+                s,
+                &wide::masks_scalar::<wide::U256>(b),
+                wide::Shifts,
+            ))
         } else {
             None
         }
@@ -996,7 +1010,7 @@ mod tests {
         proptest::prop_assert_eq!(parsed(s), observe(oracle::parse(s)), "{}", s);
         let scan = parse_with(s, runs::Scalar).map(without_dot).ok();
         if s.len() <= wide::MAX_LEN {
-            let r = wide::split(s, &wide::masks_scalar::<u64>(s.as_bytes()));
+            let r = wide::split(s, &wide::masks_scalar::<u64>(s.as_bytes()), wide::Shifts);
             proptest::prop_assert_eq!(r.map(without_dot), scan, "{}", s);
         }
         let Some(r) = split_wide(s) else {
@@ -1064,7 +1078,7 @@ mod tests {
                 c.is_ascii() || (chars::is_ucschar(c) && !chars::is_bidi_format(c))
             }) && scan.is_some();
             if s.len() <= wide::MAX_LEN {
-                let r = wide::split(&s, &wide::masks_scalar::<u64>(s.as_bytes()));
+                let r = wide::split(&s, &wide::masks_scalar::<u64>(s.as_bytes()), wide::Shifts);
                 if r.is_some() || takes {
                     proptest::prop_assert_eq!(r.map(without_dot), scan, "{}", s);
                 }

@@ -72,10 +72,12 @@ pub(super) trait Bits:
     const WIDTH: usize;
     const ZERO: Self;
     fn trailing_zeros(self) -> u32;
+    /// The mask whose 64-bit word `k` (from the lowest) is `word(k)`.
+    fn from_words(word: impl Fn(usize) -> u64) -> Self;
 }
 
 macro_rules! bits {
-    ($t:ty) => {
+    ($t:ty, $word:ident => $words:expr) => {
         impl Bits for $t {
             const WIDTH: usize = <$t>::BITS as usize;
             const ZERO: Self = 0;
@@ -83,11 +85,15 @@ macro_rules! bits {
             fn trailing_zeros(self) -> u32 {
                 <$t>::trailing_zeros(self)
             }
+            #[inline(always)]
+            fn from_words($word: impl Fn(usize) -> u64) -> Self {
+                $words
+            }
         }
     };
 }
-bits!(u64);
-bits!(u128);
+bits!(u64, word => word(0));
+bits!(u128, word => u128::from(word(0)) | u128::from(word(1)) << 64);
 
 /// 256 bits as two `u128`s (`lo` holds bits 0..128), for lines of 129 to
 /// [`MAX_LEN_256`] bytes: each operation is two of `u128`'s.
@@ -159,6 +165,13 @@ impl std::ops::Shl<u32> for U256 {
 impl Bits for U256 {
     const WIDTH: usize = 256;
     const ZERO: Self = U256 { lo: 0, hi: 0 };
+    #[inline(always)]
+    fn from_words(word: impl Fn(usize) -> u64) -> Self {
+        U256 {
+            lo: u128::from(word(0)) | u128::from(word(1)) << 64,
+            hi: u128::from(word(2)) | u128::from(word(3)) << 64,
+        }
+    }
     #[inline(always)]
     fn trailing_zeros(self) -> u32 {
         if self.lo != 0 {
@@ -254,7 +267,7 @@ impl<B: Copy> Masks<B> {
 pub(super) fn masks_scalar<B: Bits>(b: &[u8]) -> Masks<B> {
     let mut m = Masks::<B>::default();
     for (i, &c) in b.iter().enumerate().take(B::WIDTH) {
-        let bit = range::<B>(i, i + 1);
+        let bit = range::<B, _>(Shifts, i, i + 1);
         let set = |mask: &mut B, yes: bool| {
             if yes {
                 *mask |= bit
@@ -304,33 +317,57 @@ fn triplet(b: &[u8], at: usize) -> (bool, bool) {
     }
 }
 
+/// How [`split`] computes "bits `0..n`": the split is mostly such masks
+/// (a component's range, the bits after a position), and on a line of
+/// more than 64 bytes each is a shift across words and a select per
+/// word; BMI2's `bzhi` is one instruction a word, without a select.
+pub(super) trait Low: Copy {
+    /// Bits `0..n` set (`n <= B::WIDTH`).
+    fn below<B: Bits>(self, n: usize) -> B;
+}
+
+/// Shifts, on any CPU.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Shifts;
+
+impl Low for Shifts {
+    #[inline(always)]
+    fn below<B: Bits>(self, n: usize) -> B {
+        if n >= B::WIDTH {
+            !B::ZERO
+        } else {
+            !(!B::ZERO << n as u32)
+        }
+    }
+}
+
 /// Bits `0..n` set (`n <= B::WIDTH`).
 #[inline(always)]
-fn below<B: Bits>(n: usize) -> B {
-    if n >= B::WIDTH {
-        !B::ZERO
-    } else {
-        !(!B::ZERO << n as u32)
-    }
+fn below<B: Bits, L: Low>(low: L, n: usize) -> B {
+    low.below(n)
 }
 
 /// Bits `from..to` set (`from <= to <= B::WIDTH`).
 #[inline(always)]
-fn range<B: Bits>(from: usize, to: usize) -> B {
-    below::<B>(to) & !below::<B>(from)
+fn range<B: Bits, L: Low>(low: L, from: usize, to: usize) -> B {
+    below::<B, L>(low, to) & !below::<B, L>(low, from)
 }
 
 /// The first set bit of `mask` at or after `from`, or `len` if none (no
 /// bit of a mask is at `len` or above, and `len <= B::WIDTH`).
 #[inline(always)]
-fn next<B: Bits>(mask: B, from: usize, len: usize) -> usize {
-    ((mask & !below::<B>(from)).trailing_zeros() as usize).min(len)
+fn next<B: Bits, L: Low>(low: L, mask: B, from: usize, len: usize) -> usize {
+    ((mask & !below::<B, L>(low, from)).trailing_zeros() as usize).min(len)
 }
 
 /// Split `input` with its masks `m` when it is the usual line, else
 /// `None`.
 #[inline(always)]
-pub(super) fn split<'a, B: Bits>(input: &'a str, m: &Masks<B>) -> Option<IriRef<'a>> {
+pub(super) fn split<'a, B: Bits, L: Low>(
+    input: &'a str,
+    m: &Masks<B>,
+    low: L,
+) -> Option<IriRef<'a>> {
     let b = input.as_bytes();
     let len = b.len();
     if m.bad & !m.high != B::ZERO {
@@ -369,7 +406,7 @@ pub(super) fn split<'a, B: Bits>(input: &'a str, m: &Masks<B>) -> Option<IriRef<
     // "//" iauthority: here ihost [ ":" port ], the host a reg-name or an
     // IPv4 address (§2.2).
     let auth_start = scheme_end + 3;
-    let auth_end = next(m.slash | m.question | m.hash, auth_start, len);
+    let auth_end = next(low, m.slash | m.question | m.hash, auth_start, len);
     if m.high != B::ZERO {
         // Non-ASCII characters: each a `ucschar` and no bidi formatting
         // character (§2.2 `iunreserved`, §4.1; `iprivate` in the query is
@@ -387,23 +424,23 @@ pub(super) fn split<'a, B: Bits>(input: &'a str, m: &Masks<B>) -> Option<IriRef<
                 if chars::is_bidi_format(ch) || !chars::is_ucschar(ch) {
                     return None;
                 }
-                rest = rest & !below::<B>(at + ch.len_utf8());
+                rest = rest & !below::<B, L>(low, at + ch.len_utf8());
             }
         }
         flags |= NON_ASCII;
         dirty |= m.high;
     }
-    let auth = range::<B>(auth_start, auth_end);
+    let auth = range::<B, L>(low, auth_start, auth_end);
     let mut host_end = auth_end;
     if m.colon_at & auth != B::ZERO {
         // A port (`*DIGIT`, RFC 3986 §3.2.3) after the one ':', or else
         // userinfo: the full parser's.
-        host_end = next(m.colon_at, auth_start, len);
+        host_end = next(low, m.colon_at, auth_start, len);
         if b[host_end] != b':' || !b[host_end + 1..auth_end].iter().all(u8::is_ascii_digit) {
             return None;
         }
     }
-    let host = range::<B>(auth_start, host_end);
+    let host = range::<B, L>(low, auth_start, host_end);
     // The hex digits of a triplet are not the host's letters (the
     // component scan does not count them either).
     if m.upper & !hex_digits & host != B::ZERO {
@@ -430,8 +467,8 @@ pub(super) fn split<'a, B: Bits>(input: &'a str, m: &Masks<B>) -> Option<IriRef<
     };
     // The path, up to '?' or '#'; a '.' right after a '/' may start a dot
     // segment (§5.3.2.4).
-    let path_end = next(m.question | m.hash, auth_end, len);
-    let path = range::<B>(auth_end, path_end);
+    let path_end = next(low, m.question | m.hash, auth_end, len);
+    let path = range::<B, L>(low, auth_end, path_end);
     if (m.slash << 1) & m.dot & path != B::ZERO {
         flags |= PATH_DOT | PATH_DOT_SEEN;
     }
@@ -443,8 +480,8 @@ pub(super) fn split<'a, B: Bits>(input: &'a str, m: &Masks<B>) -> Option<IriRef<
     let mut i = path_end;
     if i < len && b[i] == b'?' {
         query_start = i as u32;
-        let end = next(m.hash, i + 1, len);
-        if dirty & range::<B>(i + 1, end) != B::ZERO {
+        let end = next(low, m.hash, i + 1, len);
+        if dirty & range::<B, L>(low, i + 1, end) != B::ZERO {
             flags |= QUERY_DIRTY;
         }
         i = end;
@@ -453,7 +490,7 @@ pub(super) fn split<'a, B: Bits>(input: &'a str, m: &Masks<B>) -> Option<IriRef<
         // '#': the fragment, dirty when it holds another '#' (the URI form
         // encodes it).
         fragment_start = i as u32;
-        if (m.hash | dirty) & range::<B>(i + 1, len) != B::ZERO {
+        if (m.hash | dirty) & range::<B, L>(low, i + 1, len) != B::ZERO {
             flags |= FRAGMENT_DIRTY;
         }
     }
@@ -473,8 +510,35 @@ pub(super) fn split<'a, B: Bits>(input: &'a str, m: &Masks<B>) -> Option<IriRef<
 
 #[cfg(target_arch = "x86_64")]
 pub(super) mod x86 {
-    use super::{Masks, MAX_LEN, MAX_LEN_256, MAX_LEN_WIDE, U256};
+    use super::{Bits, Low, Masks, MAX_LEN, MAX_LEN_256, MAX_LEN_WIDE, U256};
     use std::arch::x86_64::*;
+
+    /// [`Low`] with BMI2's `bzhi`: held only where the CPU has BMI2.
+    #[derive(Debug, Clone, Copy)]
+    pub(in crate::iri) struct Bmi2(());
+
+    impl Bmi2 {
+        /// `Some` when the CPU has BMI2 (checked once, then a load and a
+        /// test).
+        #[inline]
+        pub(in crate::iri) fn detect() -> Option<Bmi2> {
+            std::arch::is_x86_feature_detected!("bmi2").then_some(Bmi2(()))
+        }
+    }
+
+    impl Low for Bmi2 {
+        #[inline(always)]
+        fn below<B: Bits>(self, n: usize) -> B {
+            // Word `k` has bits `0..n - 64k`, all of them from 64 (`bzhi`
+            // keeps the bits below its index, all of them for an index of
+            // 64 to 255).
+            B::from_words(|k| {
+                let n = n.saturating_sub(64 * k).min(64) as u32;
+                // SAFETY: the CPU has BMI2 (a `Bmi2` exists).
+                unsafe { _bzhi_u64(u64::MAX, n) }
+            })
+        }
+    }
 
     /// The CPU has AVX2 (checked once, then a load and a test).
     #[inline]
@@ -549,7 +613,7 @@ pub(super) mod x86 {
     #[target_feature(enable = "avx512f,avx512bw")]
     #[inline]
     fn classes(b: &[u8], at: usize, (lo, hi): (__m512i, __m512i)) -> Masks<u64> {
-        let line = super::below::<u64>(b.len().saturating_sub(at));
+        let line = super::Shifts.below::<u64>(b.len().saturating_sub(at));
         // SAFETY: the masked load reads `b[at..]`, at most 64 bytes, only
         // (masked-off lanes are not accessed, and read as zero; with no
         // byte left the pointer is never dereferenced).
@@ -685,7 +749,7 @@ pub(super) mod x86 {
             // pointer is never dereferenced.
             unsafe {
                 _mm512_maskz_loadu_epi8(
-                    super::below::<u64>(n),
+                    super::Shifts.below::<u64>(n),
                     b.as_ptr().wrapping_add(at + k).cast(),
                 )
             }
@@ -871,26 +935,26 @@ mod tests {
 
     #[test]
     fn ranges_and_next_bits() {
-        assert_eq!(range::<u64>(0, 0), 0);
-        assert_eq!(range::<u64>(0, 64), u64::MAX);
-        assert_eq!(range::<u64>(3, 5), 0b11000);
-        assert_eq!(range::<u64>(63, 64), 1 << 63);
-        assert_eq!(range::<u64>(64, 64), 0);
-        assert_eq!(range::<u128>(0, 128), u128::MAX);
-        assert_eq!(range::<u128>(63, 65), 0b11 << 63);
-        assert_eq!(range::<u128>(128, 128), 0);
-        assert_eq!(next(0b1001_0000u64, 0, 9), 4);
-        assert_eq!(next(0b1001_0000u64, 5, 9), 7);
-        assert_eq!(next(0b1001_0000u64, 8, 9), 9);
-        assert_eq!(next(0u64, 0, 9), 9);
-        assert_eq!(next(1u64 << 63, 63, 64), 63);
-        assert_eq!(next(1u64 << 63, 64, 64), 64);
-        assert_eq!(next(1u128 << 100, 64, 128), 100);
-        assert_eq!(next(1u128 << 127, 128, 128), 128);
+        assert_eq!(range::<u64, _>(Shifts, 0, 0), 0);
+        assert_eq!(range::<u64, _>(Shifts, 0, 64), u64::MAX);
+        assert_eq!(range::<u64, _>(Shifts, 3, 5), 0b11000);
+        assert_eq!(range::<u64, _>(Shifts, 63, 64), 1 << 63);
+        assert_eq!(range::<u64, _>(Shifts, 64, 64), 0);
+        assert_eq!(range::<u128, _>(Shifts, 0, 128), u128::MAX);
+        assert_eq!(range::<u128, _>(Shifts, 63, 65), 0b11 << 63);
+        assert_eq!(range::<u128, _>(Shifts, 128, 128), 0);
+        assert_eq!(next(Shifts, 0b1001_0000u64, 0, 9), 4);
+        assert_eq!(next(Shifts, 0b1001_0000u64, 5, 9), 7);
+        assert_eq!(next(Shifts, 0b1001_0000u64, 8, 9), 9);
+        assert_eq!(next(Shifts, 0u64, 0, 9), 9);
+        assert_eq!(next(Shifts, 1u64 << 63, 63, 64), 63);
+        assert_eq!(next(Shifts, 1u64 << 63, 64, 64), 64);
+        assert_eq!(next(Shifts, 1u128 << 100, 64, 128), 100);
+        assert_eq!(next(Shifts, 1u128 << 127, 128, 128), 128);
         let bit = |i: u32| U256 { lo: 1, hi: 0 } << i;
-        assert_eq!(range::<U256>(0, 256), !U256::ZERO);
-        assert_eq!(range::<U256>(256, 256), U256::ZERO);
-        assert_eq!(range::<U256>(127, 129), bit(127) | bit(128));
+        assert_eq!(range::<U256, _>(Shifts, 0, 256), !U256::ZERO);
+        assert_eq!(range::<U256, _>(Shifts, 256, 256), U256::ZERO);
+        assert_eq!(range::<U256, _>(Shifts, 127, 129), bit(127) | bit(128));
         assert_eq!(
             bit(127),
             U256 {
@@ -916,10 +980,28 @@ mod tests {
                 hi: 0b111
             }
         );
-        assert_eq!(next(bit(200), 0, 256), 200);
-        assert_eq!(next(bit(100) | bit(200), 101, 256), 200);
-        assert_eq!(next(bit(100), 101, 256), 256);
-        assert_eq!(next(bit(0), 0, 256), 0);
+        assert_eq!(next(Shifts, bit(200), 0, 256), 200);
+        assert_eq!(next(Shifts, bit(100) | bit(200), 101, 256), 200);
+        assert_eq!(next(Shifts, bit(100), 101, 256), 256);
+        assert_eq!(next(Shifts, bit(0), 0, 256), 0);
+    }
+
+    /// `bzhi`'s bits below `n` are the shifts', at every `n` of each width.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn bzhi_bits_are_the_shifted_bits() {
+        let Some(bmi2) = x86::Bmi2::detect() else {
+            eprintln!("no BMI2 here: nothing to compare");
+            return;
+        };
+        fn each<B: Bits>(bmi2: x86::Bmi2) {
+            for n in 0..=B::WIDTH {
+                assert_eq!(below::<B, _>(bmi2, n), below::<B, _>(Shifts, n), "{n}");
+            }
+        }
+        each::<u64>(bmi2);
+        each::<u128>(bmi2);
+        each::<U256>(bmi2);
     }
 
     #[cfg(target_arch = "x86_64")]
