@@ -319,11 +319,19 @@ unsafe fn parse_avx512(input: &str, t: runs::Ssse3, bmi2: wide::x86::Bmi2) -> Re
     let b = input.as_bytes();
     // SAFETY (all): the CPU has AVX-512BW (this function's contract).
     let split = if b.len() <= wide::MAX_LEN {
-        wide::split(input, &unsafe { wide::x86::masks_avx512(b) }, bmi2)
+        wide::split(input, &unsafe { wide::x86::masks_avx512(b, bmi2) }, bmi2)
     } else if b.len() <= wide::MAX_LEN_WIDE {
-        wide::split(input, &unsafe { wide::x86::masks_avx512_wide(b) }, bmi2)
+        wide::split(
+            input,
+            &unsafe { wide::x86::masks_avx512_wide(b, bmi2) },
+            bmi2,
+        )
     } else if b.len() <= wide::MAX_LEN_256 {
-        wide::split(input, &unsafe { wide::x86::masks_avx512_256(b) }, bmi2)
+        wide::split(
+            input,
+            &unsafe { wide::x86::masks_avx512_256(b, bmi2) },
+            bmi2,
+        )
     } else {
         None
     };

@@ -69,6 +69,7 @@ pub(super) trait Bits:
     + std::ops::Not<Output = Self>
     + std::ops::Shl<u32, Output = Self>
 {
+    #[cfg(test)]
     const WIDTH: usize;
     const ZERO: Self;
     fn trailing_zeros(self) -> u32;
@@ -79,6 +80,7 @@ pub(super) trait Bits:
 macro_rules! bits {
     ($t:ty, $word:ident => $words:expr) => {
         impl Bits for $t {
+            #[cfg(test)]
             const WIDTH: usize = <$t>::BITS as usize;
             const ZERO: Self = 0;
             #[inline(always)]
@@ -163,6 +165,7 @@ impl std::ops::Shl<u32> for U256 {
 }
 
 impl Bits for U256 {
+    #[cfg(test)]
     const WIDTH: usize = 256;
     const ZERO: Self = U256 { lo: 0, hi: 0 };
     #[inline(always)]
@@ -317,19 +320,23 @@ fn triplet(b: &[u8], at: usize) -> (bool, bool) {
     }
 }
 
-/// How [`split`] computes "bits `0..n`": the split is mostly such masks
-/// (a component's range, the bits after a position), and on a line of
-/// more than 64 bytes each is a shift across words and a select per
-/// word; BMI2's `bzhi` is one instruction a word, without a select.
+/// How [`split`] and the masks compute "bits `0..n`": the split is mostly
+/// such masks (a component's range, the bits after a position). With
+/// shifts each is a shift and a select per 64-bit word, across words on
+/// a line of more than 64 bytes; with BMI2's `bzhi` one instruction a
+/// word. The parse uses `bzhi` (`x86::Bmi2`, detected with the vector
+/// paths); the shifts ([`Shifts`]) are the reference of the tests.
 pub(super) trait Low: Copy {
     /// Bits `0..n` set (`n <= B::WIDTH`).
     fn below<B: Bits>(self, n: usize) -> B;
 }
 
 /// Shifts, on any CPU.
+#[cfg(test)]
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Shifts;
 
+#[cfg(test)]
 impl Low for Shifts {
     #[inline(always)]
     fn below<B: Bits>(self, n: usize) -> B {
@@ -561,9 +568,9 @@ pub(super) mod x86 {
     /// The CPU must have AVX-512BW.
     #[target_feature(enable = "avx512f,avx512bw")]
     #[inline]
-    pub(in crate::iri) unsafe fn masks_avx512(b: &[u8]) -> Masks<u64> {
+    pub(in crate::iri) unsafe fn masks_avx512(b: &[u8], bmi2: Bmi2) -> Masks<u64> {
         debug_assert!(b.len() <= MAX_LEN);
-        classes(b, 0, tables())
+        classes(b, 0, tables(), bmi2)
     }
 
     /// [`masks_avx512`] for 65 to [`MAX_LEN_WIDE`] bytes: two registers,
@@ -573,10 +580,10 @@ pub(super) mod x86 {
     /// The CPU must have AVX-512BW.
     #[target_feature(enable = "avx512f,avx512bw")]
     #[inline]
-    pub(in crate::iri) unsafe fn masks_avx512_wide(b: &[u8]) -> Masks<u128> {
+    pub(in crate::iri) unsafe fn masks_avx512_wide(b: &[u8], bmi2: Bmi2) -> Masks<u128> {
         debug_assert!(b.len() > MAX_LEN && b.len() <= MAX_LEN_WIDE);
         let t = tables();
-        Masks::join(&classes(b, 0, t), &classes(b, MAX_LEN, t))
+        Masks::join(&classes(b, 0, t, bmi2), &classes(b, MAX_LEN, t, bmi2))
     }
 
     /// [`masks_avx512`] for 129 to [`MAX_LEN_256`] bytes: four registers,
@@ -586,11 +593,14 @@ pub(super) mod x86 {
     /// The CPU must have AVX-512BW.
     #[target_feature(enable = "avx512f,avx512bw")]
     #[inline]
-    pub(in crate::iri) unsafe fn masks_avx512_256(b: &[u8]) -> Masks<U256> {
+    pub(in crate::iri) unsafe fn masks_avx512_256(b: &[u8], bmi2: Bmi2) -> Masks<U256> {
         debug_assert!(b.len() > MAX_LEN_WIDE && b.len() <= MAX_LEN_256);
         let t = tables();
-        let lo = Masks::join(&classes(b, 0, t), &classes(b, MAX_LEN, t));
-        let hi = Masks::join(&classes(b, 2 * MAX_LEN, t), &classes(b, 3 * MAX_LEN, t));
+        let lo = Masks::join(&classes(b, 0, t, bmi2), &classes(b, MAX_LEN, t, bmi2));
+        let hi = Masks::join(
+            &classes(b, 2 * MAX_LEN, t, bmi2),
+            &classes(b, 3 * MAX_LEN, t, bmi2),
+        );
         Masks::join(&lo, &hi)
     }
 
@@ -612,8 +622,8 @@ pub(super) mod x86 {
     /// is past the end).
     #[target_feature(enable = "avx512f,avx512bw")]
     #[inline]
-    fn classes(b: &[u8], at: usize, (lo, hi): (__m512i, __m512i)) -> Masks<u64> {
-        let line = super::Shifts.below::<u64>(b.len().saturating_sub(at));
+    fn classes(b: &[u8], at: usize, (lo, hi): (__m512i, __m512i), bmi2: Bmi2) -> Masks<u64> {
+        let line = bmi2.below::<u64>(b.len().saturating_sub(at));
         // SAFETY: the masked load reads `b[at..]`, at most 64 bytes, only
         // (masked-off lanes are not accessed, and read as zero; with no
         // byte left the pointer is never dereferenced).
@@ -625,7 +635,7 @@ pub(super) mod x86 {
         let (triplet_bad, triplet_dirty) = if pct == 0 {
             (0, 0)
         } else {
-            triplets(b, at, pct)
+            triplets(b, at, pct, bmi2)
         };
         let high = _mm512_movepi8_mask(v);
         Masks {
@@ -741,7 +751,7 @@ pub(super) mod x86 {
     /// beside it, classified and valued by nibble lookups.
     #[target_feature(enable = "avx512f,avx512bw")]
     #[inline]
-    fn triplets(b: &[u8], at: usize, pct: u64) -> (u64, u64) {
+    fn triplets(b: &[u8], at: usize, pct: u64, bmi2: Bmi2) -> (u64, u64) {
         let after = |k: usize| {
             let n = b.len().saturating_sub(at + k);
             // SAFETY: the masked load reads `b[at + k..]`, at most 64
@@ -749,7 +759,7 @@ pub(super) mod x86 {
             // pointer is never dereferenced.
             unsafe {
                 _mm512_maskz_loadu_epi8(
-                    super::Shifts.below::<u64>(n),
+                    bmi2.below::<u64>(n),
                     b.as_ptr().wrapping_add(at + k).cast(),
                 )
             }
@@ -1020,26 +1030,23 @@ mod tests {
                 0..=MAX_LEN_256,
             )
         ) {
+            if b.len() <= MAX_LEN && x86::has_avx2() {
+                // SAFETY: the CPU has AVX2.
+                let fast = unsafe { x86::masks(&b) };
+                proptest::prop_assert_eq!(fast, masks_scalar::<u64>(&b));
+            }
+            let Some(bmi2) = x86::Bmi2::detect().filter(|_| x86::has_avx512bw()) else {
+                return Ok(());
+            };
+            // SAFETY (all): the CPU has AVX-512BW and BMI2.
             if b.len() <= MAX_LEN {
-                if x86::has_avx2() {
-                    // SAFETY: the CPU has AVX2.
-                    let fast = unsafe { x86::masks(&b) };
-                    proptest::prop_assert_eq!(fast, masks_scalar::<u64>(&b));
-                }
-                if x86::has_avx512bw() {
-                    // SAFETY: the CPU has AVX-512BW.
-                    let fast = unsafe { x86::masks_avx512(&b) };
-                    proptest::prop_assert_eq!(fast, masks_scalar::<u64>(&b));
-                }
+                let fast = unsafe { x86::masks_avx512(&b, bmi2) };
+                proptest::prop_assert_eq!(fast, masks_scalar::<u64>(&b));
             } else if b.len() <= MAX_LEN_WIDE {
-                if x86::has_avx512bw() {
-                    // SAFETY: the CPU has AVX-512BW.
-                    let fast = unsafe { x86::masks_avx512_wide(&b) };
-                    proptest::prop_assert_eq!(fast, masks_scalar::<u128>(&b));
-                }
-            } else if x86::has_avx512bw() {
-                // SAFETY: the CPU has AVX-512BW.
-                let fast = unsafe { x86::masks_avx512_256(&b) };
+                let fast = unsafe { x86::masks_avx512_wide(&b, bmi2) };
+                proptest::prop_assert_eq!(fast, masks_scalar::<u128>(&b));
+            } else {
+                let fast = unsafe { x86::masks_avx512_256(&b, bmi2) };
                 proptest::prop_assert_eq!(fast, masks_scalar::<U256>(&b));
             }
         }
