@@ -325,7 +325,7 @@ fn triplet(b: &[u8], at: usize) -> (bool, bool) {
 /// shifts each is a shift and a select per 64-bit word, across words on
 /// a line of more than 64 bytes; with BMI2's `bzhi` one instruction a
 /// word. The parse uses `bzhi` (`x86::Bmi2`, detected with the vector
-/// paths); the shifts ([`Shifts`]) are the reference of the tests.
+/// paths); the shifts (`Shifts`) are the reference of the tests.
 pub(super) trait Low: Copy {
     /// Bits `0..n` set (`n <= B::WIDTH`).
     fn below<B: Bits>(self, n: usize) -> B;
@@ -348,23 +348,17 @@ impl Low for Shifts {
     }
 }
 
-/// Bits `0..n` set (`n <= B::WIDTH`).
-#[inline(always)]
-fn below<B: Bits, L: Low>(low: L, n: usize) -> B {
-    low.below(n)
-}
-
 /// Bits `from..to` set (`from <= to <= B::WIDTH`).
 #[inline(always)]
 fn range<B: Bits, L: Low>(low: L, from: usize, to: usize) -> B {
-    below::<B, L>(low, to) & !below::<B, L>(low, from)
+    low.below::<B>(to) & !low.below::<B>(from)
 }
 
 /// The first set bit of `mask` at or after `from`, or `len` if none (no
 /// bit of a mask is at `len` or above, and `len <= B::WIDTH`).
 #[inline(always)]
 fn next<B: Bits, L: Low>(low: L, mask: B, from: usize, len: usize) -> usize {
-    ((mask & !below::<B, L>(low, from)).trailing_zeros() as usize).min(len)
+    ((mask & !low.below::<B>(from)).trailing_zeros() as usize).min(len)
 }
 
 /// Split `input` with its masks `m` when it is the usual line, else
@@ -431,7 +425,7 @@ pub(super) fn split<'a, B: Bits, L: Low>(
                 if chars::is_bidi_format(ch) || !chars::is_ucschar(ch) {
                     return None;
                 }
-                rest = rest & !below::<B, L>(low, at + ch.len_utf8());
+                rest = rest & !low.below::<B>(at + ch.len_utf8());
             }
         }
         flags |= NON_ASCII;
@@ -565,7 +559,7 @@ pub(super) mod x86 {
     /// each class is one compare straight into a mask register.
     ///
     /// # Safety
-    /// The CPU must have AVX-512BW.
+    /// The CPU must have AVX-512BW (and BMI2, which `bmi2` says).
     #[target_feature(enable = "avx512f,avx512bw")]
     #[inline]
     pub(in crate::iri) unsafe fn masks_avx512(b: &[u8], bmi2: Bmi2) -> Masks<u64> {
@@ -577,7 +571,7 @@ pub(super) mod x86 {
     /// their masks joined into `u128`s.
     ///
     /// # Safety
-    /// The CPU must have AVX-512BW.
+    /// The CPU must have AVX-512BW (and BMI2, which `bmi2` says).
     #[target_feature(enable = "avx512f,avx512bw")]
     #[inline]
     pub(in crate::iri) unsafe fn masks_avx512_wide(b: &[u8], bmi2: Bmi2) -> Masks<u128> {
@@ -590,7 +584,7 @@ pub(super) mod x86 {
     /// their masks joined into [`U256`]s.
     ///
     /// # Safety
-    /// The CPU must have AVX-512BW.
+    /// The CPU must have AVX-512BW (and BMI2, which `bmi2` says).
     #[target_feature(enable = "avx512f,avx512bw")]
     #[inline]
     pub(in crate::iri) unsafe fn masks_avx512_256(b: &[u8], bmi2: Bmi2) -> Masks<U256> {
@@ -609,13 +603,7 @@ pub(super) mod x86 {
     #[inline]
     fn tables() -> (__m512i, __m512i) {
         let (lo, hi) = crate::runs::FRAGMENT.tables();
-        // SAFETY: 16 bytes of an array, unaligned loads allowed.
-        unsafe {
-            (
-                _mm512_broadcast_i32x4(_mm_loadu_si128(lo.as_ptr().cast())),
-                _mm512_broadcast_i32x4(_mm_loadu_si128(hi.as_ptr().cast())),
-            )
-        }
+        (table(lo), table(hi))
     }
 
     /// The masks of the at most 64 bytes of `b` from `at` (none when `at`
@@ -1006,7 +994,7 @@ mod tests {
         };
         fn each<B: Bits>(bmi2: x86::Bmi2) {
             for n in 0..=B::WIDTH {
-                assert_eq!(below::<B, _>(bmi2, n), below::<B, _>(Shifts, n), "{n}");
+                assert_eq!(bmi2.below::<B>(n), Shifts.below::<B>(n), "{n}");
             }
         }
         each::<u64>(bmi2);
