@@ -66,6 +66,40 @@ fn sort_canonical_and_levels() {
 }
 
 #[test]
+fn columns_choose_and_order_the_output() {
+    let input =
+        b"http://b.example/x,y\nHTTP://A.example/%7e\nhttp://a.example/~\nHTTP://B.example/x,y\n";
+    let o = run(&["dedup", "-q", "--columns", "canonical"], input);
+    assert_eq!(
+        stdout(&o),
+        "canonical\n\"http://b.example/x,y\"\nhttp://a.example/~\n"
+    );
+    let o = run(
+        &[
+            "dedup",
+            "-q",
+            "--columns",
+            "first_line, count,example",
+            "--sort",
+            "canonical",
+        ],
+        input,
+    );
+    assert_eq!(
+        stdout(&o),
+        "first_line,count,example\n2,2,HTTP://A.example/%7e\n1,2,\"http://b.example/x,y\"\n"
+    );
+    for (list, why) in [
+        ("canonical,url", "no output column \"url\""),
+        ("count,count", "output column count given twice"),
+    ] {
+        let o = run(&["dedup", "--columns", list], input);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(stderr(&o).contains(why), "{}", stderr(&o));
+    }
+}
+
+#[test]
 fn stdin_crlf_bom_and_no_final_newline() {
     let input =
         b"\xEF\xBB\xBFhttp://example.com/x\r\nhttp://example.com/y\r\n\r\nhttp://EXAMPLE.com/x";

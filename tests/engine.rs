@@ -161,6 +161,92 @@ fn sources_give_identical_rows() {
     }
 }
 
+/// `columns` chooses columns, nothing else: every row of every source,
+/// order and budget is the full row's projection, header included; and a
+/// table without examples holds fewer bytes, so it spills less.
+#[test]
+fn chosen_columns_are_the_full_rows_projected() {
+    use dedup::{Columns, Field};
+    let dir = tempfile::tempdir().unwrap();
+    let text = corpus(true);
+    let plain = write(dir.path(), "u.txt", text.as_bytes());
+    let mut csv_text = Vec::new();
+    for l in text.lines() {
+        irinorm::batch::sink::csv_field(&mut csv_text, l.as_bytes());
+        csv_text.push(b'\n');
+    }
+    let csvp = write(dir.path(), "u.csv", &csv_text);
+    let records = Format::Records(RecordFormat {
+        delimiter: b',',
+        header: false,
+        column: source::Column::Index(0),
+        base_column: None,
+    });
+    let parse = |out: &[u8]| -> Vec<Vec<String>> {
+        let mut r = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .from_reader(out);
+        r.records()
+            .map(|rec| rec.unwrap().iter().map(str::to_owned).collect())
+            .collect()
+    };
+    let lists = [
+        "canonical",
+        "count,canonical",
+        "example,first_line,first_file",
+        "first_line",
+        "example,canonical,count,first_file,first_line",
+    ];
+    for (path, format) in [(&plain, &Format::Lines), (&csvp, &records)] {
+        for order in [dedup::Order::First, dedup::Order::Key, dedup::Order::Surt] {
+            for memory in [usize::MAX, 60_000] {
+                let cfg = dedup::Config {
+                    order,
+                    memory,
+                    chunk_size: 999,
+                    batch_bytes: 20_000,
+                    ..dedup::Config::default()
+                };
+                let (full, fs) = dedup_file(path, format, &cfg);
+                let full = parse(&full);
+                assert!(full.len() > 3000);
+                for list in lists {
+                    let columns = Columns::parse(list).unwrap();
+                    let at: Vec<usize> = columns
+                        .fields()
+                        .iter()
+                        .map(|f| Field::ALL.iter().position(|g| g == f).unwrap())
+                        .collect();
+                    let cfg = dedup::Config {
+                        columns: columns.clone(),
+                        ..cfg.clone()
+                    };
+                    let (got, s) = dedup_file(path, format, &cfg);
+                    let want: Vec<Vec<String>> = full
+                        .iter()
+                        .map(|row| at.iter().map(|&i| row[i].clone()).collect())
+                        .collect();
+                    assert!(parse(&got) == want, "{list} {order:?} {memory}");
+                    assert_eq!((s.unique, s.stats), (fs.unique, fs.stats));
+                    if memory < usize::MAX {
+                        assert!(fs.spilled_bytes > 0);
+                        if columns.has_example() {
+                            assert_eq!(s.spilled_bytes, fs.spilled_bytes, "{list}");
+                        } else {
+                            assert!(s.spilled_bytes < fs.spilled_bytes, "{list}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(Columns::parse("canonical,count,canonical").is_err());
+    assert!(Columns::parse("canonical,url").is_err());
+    assert!(Columns::parse("").is_err());
+    assert!(Columns::new(&[]).is_err());
+    assert_eq!(Columns::default().fields(), Field::ALL);
+}
+
 /// Several inputs in one run, read one after the other by one reader that
 /// reads ahead across their boundaries (and reuses one input's buffers for
 /// the next): the rows of their concatenation, each first occurrence named

@@ -107,6 +107,8 @@ pub struct Config {
     pub charset: Option<Charset>,
     /// Target size of a batch of lines read ahead.
     pub batch_bytes: usize,
+    /// The output columns.
+    pub columns: Columns,
     /// The workers (`None`: the current rayon pool). The calling thread
     /// waits for the reader between batches and is not one of them, so no
     /// worker is blocked on input.
@@ -137,6 +139,7 @@ impl Default for Config {
             // 16 MB was 3–5 % slower on one worker and 7 % on two, in
             // process (BENCHMARKS.md §28).
             batch_bytes: 8 << 20,
+            columns: Columns::default(),
             pool: None,
         }
     }
@@ -168,8 +171,120 @@ pub struct Summary {
     pub spilled_partitions: usize,
 }
 
-/// The CSV header of the output.
-pub const HEADER: &[u8] = b"canonical,count,first_file,first_line,example\n";
+/// A column of the output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Field {
+    /// The key (in the form asked for; SURT with [`Config::show_surt`]).
+    Canonical,
+    /// How many units share the key.
+    Count,
+    /// The input the key was first seen in, as named (`-` for stdin).
+    FirstFile,
+    /// The 1-based physical line of that first occurrence.
+    FirstLine,
+    /// That line (or record, or CSV field) as written, without its line
+    /// terminator.
+    Example,
+}
+
+impl Field {
+    /// Every column, in the default order.
+    pub const ALL: [Field; 5] = [
+        Field::Canonical,
+        Field::Count,
+        Field::FirstFile,
+        Field::FirstLine,
+        Field::Example,
+    ];
+
+    /// The column's name in the header.
+    pub fn name(self) -> &'static str {
+        match self {
+            Field::Canonical => "canonical",
+            Field::Count => "count",
+            Field::FirstFile => "first_file",
+            Field::FirstLine => "first_line",
+            Field::Example => "example",
+        }
+    }
+}
+
+/// The columns of the output, in order: at least one, none twice.
+///
+/// Without [`Field::Example`] the table keeps no example, only keys: less
+/// memory per distinct key (fewer spills) and fewer bytes copied. The rows
+/// and their order do not depend on the columns.
+///
+/// ```
+/// use irinorm::batch::dedup::{Columns, Field};
+/// let c = Columns::parse("count,canonical").unwrap();
+/// assert_eq!(c.fields(), [Field::Count, Field::Canonical]);
+/// assert_eq!(c.header(), b"count,canonical\n");
+/// assert!(Columns::parse("canonical,canonical").is_err());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Columns(Vec<Field>);
+
+impl Default for Columns {
+    /// `canonical,count,first_file,first_line,example`.
+    fn default() -> Self {
+        Columns(Field::ALL.to_vec())
+    }
+}
+
+impl Columns {
+    /// These columns in this order (an error if empty or one repeats).
+    pub fn new(fields: &[Field]) -> Result<Columns, Error> {
+        if fields.is_empty() {
+            return Err(Error::msg("no output column given"));
+        }
+        for (i, f) in fields.iter().enumerate() {
+            if fields[..i].contains(f) {
+                return Err(Error::msg(format!(
+                    "output column {} given twice",
+                    f.name()
+                )));
+            }
+        }
+        Ok(Columns(fields.to_vec()))
+    }
+
+    /// A comma-separated list of column names.
+    pub fn parse(list: &str) -> Result<Columns, Error> {
+        let fields = list
+            .split(',')
+            .map(|name| {
+                let name = name.trim();
+                Field::ALL
+                    .into_iter()
+                    .find(|f| f.name() == name)
+                    .ok_or_else(|| {
+                        let known: Vec<&str> = Field::ALL.iter().map(|f| f.name()).collect();
+                        Error::msg(format!(
+                            "no output column {name:?} (the columns: {})",
+                            known.join(",")
+                        ))
+                    })
+            })
+            .collect::<Result<Vec<Field>, Error>>()?;
+        Columns::new(&fields)
+    }
+
+    pub fn fields(&self) -> &[Field] {
+        &self.0
+    }
+
+    /// Whether the rows need the first occurrence's line as written.
+    pub fn has_example(&self) -> bool {
+        self.0.contains(&Field::Example)
+    }
+
+    /// The CSV header line.
+    pub fn header(&self) -> Vec<u8> {
+        let names: Vec<&str> = self.0.iter().map(|f| f.name()).collect();
+        format!("{}\n", names.join(",")).into_bytes()
+    }
+}
 
 /// Deduplicate `inputs` by `key` (on [`Config::pool`]); writes
 /// the CSV (header and rows) through `out` in blocks.
@@ -389,6 +504,9 @@ struct ChunkBuilder<'a> {
     data: &'a [u8],
     bufs: ChunkBufs,
     hasher: &'a foldhash::fast::FixedState,
+    /// The output has an `example` column ([`Columns::has_example`]):
+    /// otherwise every example is empty, and the table keeps none.
+    examples: bool,
 }
 
 impl<'a> ChunkBuilder<'a> {
@@ -456,6 +574,8 @@ impl<'a> ChunkBuilder<'a> {
 
     /// The key(s) of one accepted unit.
     fn add(&mut self, k: &str, split: bool, ex: &[u8], line: u64) -> bool {
+        let data = self.data;
+        let ex = if self.examples { ex } else { &data[..0] };
         let mut example = None;
         if split && k.contains(' ') {
             for (item, p) in k.split(' ').filter(|p| !p.is_empty()).enumerate() {
@@ -549,6 +669,7 @@ fn key_batch(
                     data: &[],
                     bufs: spares.take(),
                     hasher,
+                    examples: cfg.columns.has_example(),
                 };
                 let mut stats = Stats::default();
                 let mut rejects = Vec::new();
@@ -592,6 +713,7 @@ fn key_batch(
                 data: bytes,
                 bufs: spares.take(),
                 hasher,
+                examples: cfg.columns.has_example(),
             };
             // About one entry per line: no regrowth (and copy) of the
             // entries for lines of 40 bytes and more.
@@ -979,6 +1101,7 @@ struct Table {
     spills: u64,
     order: Order,
     show_surt: bool,
+    columns: Columns,
 }
 
 /// The temporary directory of one run: removed when dropped, and on a
@@ -1033,6 +1156,7 @@ impl Table {
             spills: 0,
             order: cfg.order,
             show_surt: cfg.show_surt,
+            columns: cfg.columns.clone(),
         }
     }
 
@@ -1192,7 +1316,7 @@ impl Table {
         names: &[String],
         out: &mut (dyn FnMut(&[u8]) -> Result<(), Error> + Send),
     ) -> Result<Summary, Error> {
-        out(HEADER)?;
+        out(&self.columns.header())?;
         // The `first_file` fields, quoted once rather than once per row.
         let names: Vec<Vec<u8>> = names
             .iter()
@@ -1213,6 +1337,7 @@ impl Table {
         self.spill()?;
         let spill = self.spill.take().expect("spilled");
         let (order, show_surt, spills) = (self.order, self.show_surt, self.spills);
+        let columns = std::mem::take(&mut self.columns.0);
         let max_blocks = self.max_blocks;
         drop(self);
         // Each partition alone: read back, dedup, sort, write a sorted run.
@@ -1271,6 +1396,7 @@ impl Table {
             unique += 1;
             format_row(
                 &mut text,
+                &columns,
                 &rec.shown,
                 rec.count,
                 &names[rec.file as usize],
@@ -1306,7 +1432,8 @@ impl Table {
         let format = |t: &mut Vec<u8>, p: &Part, r: &Row, surt: Option<&[u8]>| {
             let shown = shown(self.show_surt, p.key(r), surt);
             let file = &names[r.file as usize];
-            format_row(t, &shown, r.count, file, r.line, p.example(r));
+            let columns = self.columns.fields();
+            format_row(t, columns, &shown, r.count, file, r.line, p.example(r));
         };
         if let Some(tape) = &self.tape {
             let format = |t: &mut Vec<u8>, p: &Part, r: &Row| format(t, p, r, None);
@@ -1570,17 +1697,28 @@ fn sort_key(order: Order, r: &Row, key: &[u8], surt: Option<Vec<u8>>) -> (Vec<u8
     }
 }
 
-/// One output row; `file` is already a CSV field.
-fn format_row(t: &mut Vec<u8>, shown: &[u8], count: u64, file: &[u8], line: u64, example: &[u8]) {
-    csv_field(t, shown);
-    t.push(b',');
-    csv_u64(t, count);
-    t.push(b',');
-    t.extend_from_slice(file);
-    t.push(b',');
-    csv_u64(t, line);
-    t.push(b',');
-    csv_field(t, example);
+/// One output row of `columns`; `file` is already a CSV field.
+fn format_row(
+    t: &mut Vec<u8>,
+    columns: &[Field],
+    shown: &[u8],
+    count: u64,
+    file: &[u8],
+    line: u64,
+    example: &[u8],
+) {
+    for (i, c) in columns.iter().enumerate() {
+        if i > 0 {
+            t.push(b',');
+        }
+        match c {
+            Field::Canonical => csv_field(t, shown),
+            Field::Count => csv_u64(t, count),
+            Field::FirstFile => t.extend_from_slice(file),
+            Field::FirstLine => csv_u64(t, line),
+            Field::Example => csv_field(t, example),
+        }
+    }
     t.push(b'\n');
 }
 

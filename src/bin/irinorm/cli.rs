@@ -8,6 +8,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use irinorm::batch::dedup::Columns;
 
 /// Normalize IRIs/URLs along the IRI comparison ladder and deduplicate huge
 /// URL lists.
@@ -36,10 +37,12 @@ pub enum Command {
     /// Output columns: canonical,count,first_file,first_line,example — the
     /// key, how many lines share it, where it was first seen (file as given,
     /// `-` for stdin; 1-based physical line) and that line as written
-    /// (without its line terminator). Rows are in order of first occurrence,
-    /// byte-identical whatever --threads and --chunk-size are.
+    /// (without its line terminator); --columns chooses some of them. Rows
+    /// are in order of first occurrence, byte-identical whatever --threads
+    /// and --chunk-size are.
     #[command(after_help = "Examples:\n  \
         irinorm dedup crawl-*.txt -o unique.csv --rejects bad.csv\n  \
+        irinorm dedup --columns canonical frontier.txt.gz -o frontier.csv\n  \
         zcat urls.gz | irinorm dedup --level syntax --sort canonical > unique.csv\n  \
         irinorm dedup --base https://example.com/ links.txt --strict")]
     Dedup(DedupArgs),
@@ -423,6 +426,10 @@ pub struct InputArgs {
 
 /// `512M`, `4G`, `1500K`, `1T` (powers of 1024; an optional `B`/`iB`) or a
 /// plain number of bytes.
+fn parse_columns(s: &str) -> Result<Columns, String> {
+    Columns::parse(s).map_err(|e| e.to_string())
+}
+
 pub fn parse_size(s: &str) -> Result<usize, String> {
     let t = s.trim();
     let t = t
@@ -480,6 +487,13 @@ pub struct DedupArgs {
     /// Row order.
     #[arg(long, value_enum, default_value_t = SortArg::First)]
     pub sort: SortArg,
+
+    /// The output columns, in this order: a comma-separated list from
+    /// canonical,count,first_file,first_line,example (default: all five).
+    /// Without `example` the table keeps only the keys: less memory per
+    /// distinct key, and a faster run. The rows are the same.
+    #[arg(long, value_name = "LIST", value_parser = parse_columns)]
+    pub columns: Option<Columns>,
 
     /// Memory for the table of distinct keys (`512M`, `4G`, `1500K`, or
     /// bytes). Past it, the table spills to --temp-dir and is merged at the

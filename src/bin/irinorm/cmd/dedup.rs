@@ -52,6 +52,7 @@ pub fn run(a: &DedupArgs) -> Result<i32, CliError> {
         show_surt: surt,
         charset: run.input.encoding,
         batch_bytes: batch_bytes(run, pool.current_num_threads()),
+        columns: a.columns.clone().unwrap_or_default(),
         pool: Some(pool.clone()),
     };
     let mut out = OutputFile::create(run.output.as_deref())?;
