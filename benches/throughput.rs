@@ -29,6 +29,9 @@
 //!   keys with counts and first occurrences, and the CSV rows in input
 //!   order (formatted, not written to a file). This is what the issue-9
 //!   targets compare with the peers.
+//! * `irinorm_dedup_keys_t1` — the same engine writing only the canonical
+//!   column (`dedup --columns canonical`): the distinct keys, which is what
+//!   the peers' sets hold (its table keeps no examples).
 //!
 //! `sort -u` and the `irinorm dedup` binary are measured end to end by
 //! `scripts/bench_e2e.sh` (wall time and peak RSS), not here.
@@ -219,7 +222,7 @@ fn bench_corpus(c: &mut Criterion, corpus: &Corpus) {
         }
         t.leak()
     };
-    let (e_d, e_e) = engine::dedup_text(text, 1);
+    let (e_d, e_e) = engine::dedup_text(text, 1, None);
     assert_eq!(
         (e_d, e_e),
         (i_d, i_e),
@@ -250,9 +253,14 @@ fn bench_corpus(c: &mut Criterion, corpus: &Corpus) {
     });
     for threads in [1, 2] {
         g.bench_function(format!("irinorm_dedup_t{threads}"), |b| {
-            b.iter(|| engine::dedup_text(black_box(text), threads))
+            b.iter(|| engine::dedup_text(black_box(text), threads, None))
         });
     }
+    // The keys alone (`--columns canonical`): the output the peers' sets
+    // hold, still counted and in input order.
+    g.bench_function("irinorm_dedup_keys_t1", |b| {
+        b.iter(|| engine::dedup_text(black_box(text), 1, Some("canonical")))
+    });
     g.finish();
 }
 

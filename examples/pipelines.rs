@@ -22,7 +22,9 @@
 //! * `engine`, `engine2` — the dedup engine of `irinorm dedup`
 //!   (`batch::dedup::run`, scheme rung) on 1 or 2 worker threads, over the
 //!   same lines as one in-memory input (built before the timed runs):
-//!   batches, keys, table, sorted CSV rows (counted, not written).
+//!   batches, keys, table, sorted CSV rows (counted, not written);
+//! * `engine_keys`, `engine_keys2` — the same with only the canonical
+//!   column (`dedup --columns canonical`).
 //!
 //! The first `LINES` lines (by default, or with `all`, every line) are
 //! read, split at `\n`, and the pipeline runs `REPEAT` times (default 5);
@@ -148,8 +150,10 @@ fn run(pipeline: &str, lines: &[&str], text: &'static [u8]) -> (usize, usize) {
             }
             (set.len(), errors)
         }
-        "engine" => common_engine::dedup_text(text, 1),
-        "engine2" => common_engine::dedup_text(text, 2),
+        "engine" => common_engine::dedup_text(text, 1, None),
+        "engine2" => common_engine::dedup_text(text, 2, None),
+        "engine_keys" => common_engine::dedup_text(text, 1, Some("canonical")),
+        "engine_keys2" => common_engine::dedup_text(text, 2, Some("canonical")),
         other => panic!("unknown pipeline {other:?}"),
     }
 }

@@ -9,8 +9,10 @@ use irinorm::{Normalizer, Options};
 
 /// `batch::dedup::run` (scheme rung, URI form) over `text` as one input on
 /// `threads` workers: batches, keys, the table, the CSV rows in input order
-/// (formatted and counted, not written). Returns (rows, rejected lines).
-pub fn dedup_text<T>(text: T, threads: usize) -> (usize, usize)
+/// (formatted and counted, not written) with `columns` (`None`: all five;
+/// `canonical` alone writes what the peers' sets hold, the distinct keys).
+/// Returns (rows, rejected lines).
+pub fn dedup_text<T>(text: T, threads: usize, columns: Option<&str>) -> (usize, usize)
 where
     T: AsRef<[u8]> + Send + 'static,
 {
@@ -23,6 +25,9 @@ where
         .expect("a thread pool");
     let cfg = dedup::Config {
         pool: Some(std::sync::Arc::new(pool)),
+        columns: columns.map_or_else(dedup::Columns::default, |c| {
+            dedup::Columns::parse(c).expect("output columns")
+        }),
         ..dedup::Config::default()
     };
     let mut bytes = 0usize;
