@@ -767,6 +767,7 @@ fn char_error(s: &str, i: usize, component: Component) -> ErrorKind {
 
 #[path = "iri_wide.rs"]
 mod wide;
+pub(crate) use wide::{Bits, U256};
 
 #[cfg(test)]
 #[path = "iri_oracle.rs"]

@@ -58,7 +58,7 @@ pub(super) const MAX_LEN_WIDE: usize = 128;
 pub(super) const MAX_LEN_256: usize = 256;
 
 /// A line's worth of bits: `u64`, `u128` or [`U256`].
-pub(super) trait Bits:
+pub(crate) trait Bits:
     Copy
     + Default
     + Eq
@@ -98,9 +98,10 @@ bits!(u64, word => word(0));
 bits!(u128, word => u128::from(word(0)) | u128::from(word(1)) << 64);
 
 /// 256 bits as two `u128`s (`lo` holds bits 0..128), for lines of 129 to
-/// [`MAX_LEN_256`] bytes: each operation is two of `u128`'s.
+/// [`MAX_LEN_256`] bytes: each operation is two of `u128`'s. (The
+/// compaction of the rewrite uses it too, `crate::ladder::compact`.)
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub(super) struct U256 {
+pub(crate) struct U256 {
     lo: u128,
     hi: u128,
 }
@@ -160,6 +161,50 @@ impl std::ops::Shl<u32> for U256 {
                 lo: 0,
                 hi: self.lo << (n - 128),
             },
+        }
+    }
+}
+
+impl std::ops::BitAndAssign for U256 {
+    #[inline(always)]
+    fn bitand_assign(&mut self, o: Self) {
+        *self = *self & o;
+    }
+}
+
+impl std::ops::Shr<u32> for U256 {
+    type Output = Self;
+    /// `n < 256`, as for the primitive types.
+    #[inline(always)]
+    fn shr(self, n: u32) -> Self {
+        match n {
+            0 => self,
+            1..128 => U256 {
+                lo: self.lo >> n | self.hi << (128 - n),
+                hi: self.hi >> n,
+            },
+            _ => U256 {
+                lo: self.hi >> (n - 128),
+                hi: 0,
+            },
+        }
+    }
+}
+
+impl U256 {
+    /// 64-bit word `k` (from the lowest).
+    #[inline(always)]
+    pub(crate) fn word(self, k: usize) -> u64 {
+        let half = if k < 2 { self.lo } else { self.hi };
+        (half >> (64 * (k % 2))) as u64
+    }
+
+    #[inline(always)]
+    pub(crate) fn leading_zeros(self) -> u32 {
+        if self.hi != 0 {
+            self.hi.leading_zeros()
+        } else {
+            128 + self.lo.leading_zeros()
         }
     }
 }

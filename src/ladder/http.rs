@@ -12,7 +12,7 @@
 //! scheme, NFC) is left to the general rewrite; a differential test holds
 //! the two to the same keys and errors.
 //!
-//! On a CPU with AVX-512 VBMI2, a line of up to 128 bytes with an ASCII
+//! On a CPU with AVX-512 VBMI2, a line of up to 256 bytes with an ASCII
 //! host is not walked at all: [`compact`] writes its key as one masked
 //! compaction of its bytes ([`write_compact`]), and the component walk
 //! here ([`write_scalar`]) takes what that leaves; another differential
