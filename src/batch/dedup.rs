@@ -270,6 +270,7 @@ impl Columns {
         Columns::new(&fields)
     }
 
+    /// The columns, in order.
     pub fn fields(&self) -> &[Field] {
         &self.0
     }

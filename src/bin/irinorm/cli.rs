@@ -424,12 +424,13 @@ pub struct InputArgs {
     pub output_column: String,
 }
 
-/// `512M`, `4G`, `1500K`, `1T` (powers of 1024; an optional `B`/`iB`) or a
-/// plain number of bytes.
+/// `--columns`: names from `canonical,count,first_file,first_line,example`.
 fn parse_columns(s: &str) -> Result<Columns, String> {
     Columns::parse(s).map_err(|e| e.to_string())
 }
 
+/// `512M`, `4G`, `1500K`, `1T` (powers of 1024; an optional `B`/`iB`) or a
+/// plain number of bytes.
 pub fn parse_size(s: &str) -> Result<usize, String> {
     let t = s.trim();
     let t = t
