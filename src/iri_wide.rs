@@ -69,7 +69,7 @@ pub(crate) trait Bits:
     + std::ops::Not<Output = Self>
     + std::ops::Shl<u32, Output = Self>
 {
-    #[cfg(test)]
+    /// Bits in all (a byte of the line each).
     const WIDTH: usize;
     const ZERO: Self;
     fn trailing_zeros(self) -> u32;
@@ -80,7 +80,6 @@ pub(crate) trait Bits:
 macro_rules! bits {
     ($t:ty, $word:ident => $words:expr) => {
         impl Bits for $t {
-            #[cfg(test)]
             const WIDTH: usize = <$t>::BITS as usize;
             const ZERO: Self = 0;
             #[inline(always)]
@@ -210,7 +209,6 @@ impl U256 {
 }
 
 impl Bits for U256 {
-    #[cfg(test)]
     const WIDTH: usize = 256;
     const ZERO: Self = U256 { lo: 0, hi: 0 };
     #[inline(always)]

@@ -129,27 +129,14 @@ pub(super) fn available() -> bool {
 
 /// A line's worth of bits, one per byte: `u64` for a line of one
 /// register, `u128` for two, [`U256`] for four. The shorter types keep
-/// the mask arithmetic of most lines in single registers.
-trait Mask:
-    Copy
-    + Eq
-    + std::ops::BitAnd<Output = Self>
-    + std::ops::BitOr<Output = Self>
-    + std::ops::BitOrAssign
-    + std::ops::BitAndAssign
-    + std::ops::Not<Output = Self>
-    + std::ops::Shl<u32, Output = Self>
-    + std::ops::Shr<u32, Output = Self>
-{
-    const ZERO: Self;
-    const WIDTH: usize;
-    /// The 64-byte registers a line of [`Mask::WIDTH`] bytes takes.
+/// the mask arithmetic of most lines in single registers. The parse's
+/// [`Bits`] (width, words, `trailing_zeros`), and what the compaction
+/// needs besides.
+trait Mask: Bits + std::ops::BitAndAssign + std::ops::Shr<u32, Output = Self> {
+    /// The 64-byte registers a line of [`Bits::WIDTH`] bytes takes.
     const REGS: usize = Self::WIDTH / 64;
-    /// The mask whose 64-bit word `k` (register `k`'s bits) is `word(k)`.
-    fn from_words(word: impl Fn(usize) -> u64) -> Self;
-    /// Word `k` (`k < REGS`).
+    /// Word `k` (`k < REGS`): register `k`'s bits.
     fn word(self, k: usize) -> u64;
-    fn trailing_zeros(self) -> usize;
     fn leading_zeros(self) -> usize;
     /// Bits `0..n` (`n <= WIDTH`).
     #[inline(always)]
@@ -159,21 +146,11 @@ trait Mask:
 }
 
 macro_rules! mask {
-    ($t:ty, $word:ident => $words:expr) => {
+    ($t:ty) => {
         impl Mask for $t {
-            const ZERO: Self = 0;
-            const WIDTH: usize = <$t>::BITS as usize;
-            #[inline(always)]
-            fn from_words($word: impl Fn(usize) -> u64) -> Self {
-                $words
-            }
             #[inline(always)]
             fn word(self, k: usize) -> u64 {
                 (self >> (64 * k)) as u64
-            }
-            #[inline(always)]
-            fn trailing_zeros(self) -> usize {
-                <$t>::trailing_zeros(self) as usize
             }
             #[inline(always)]
             fn leading_zeros(self) -> usize {
@@ -183,42 +160,29 @@ macro_rules! mask {
     };
 }
 
-mask!(u64, word => word(0));
-mask!(u128, word => u128::from(word(0)) | u128::from(word(1)) << 64);
+mask!(u64);
+mask!(u128);
 
 impl Mask for U256 {
-    const ZERO: Self = <U256 as Bits>::ZERO;
-    const WIDTH: usize = 256;
-    #[inline(always)]
-    fn from_words(word: impl Fn(usize) -> u64) -> Self {
-        <U256 as Bits>::from_words(word)
-    }
     #[inline(always)]
     fn word(self, k: usize) -> u64 {
         U256::word(self, k)
     }
     #[inline(always)]
-    fn trailing_zeros(self) -> usize {
-        <U256 as Bits>::trailing_zeros(self) as usize
-    }
-    #[inline(always)]
     fn leading_zeros(self) -> usize {
         U256::leading_zeros(self) as usize
     }
-    #[inline(always)]
-    fn below(n: usize) -> Self {
-        // `bzhi` reads 8 bits of the count: 256 would be 0.
-        <Self as Mask>::from_words(|k| low_bits(n.saturating_sub(64 * k).min(64)))
-    }
 }
 
-/// Bits `0..n` of a `u64`, all of them from `n = 64` to 255: one `bzhi`,
-/// no branch (a branch on the length here was a third of the samples).
+/// Bits `0..n` of a `u64`, all of them from `n = 64` up: one `bzhi`, no
+/// branch (a branch on the length here was a third of the samples). The
+/// clamp is for 256 and up, which `bzhi` would read as 0 (it takes 8 bits
+/// of the count).
 #[inline(always)]
 fn low_bits(n: usize) -> u64 {
     // SAFETY: only called from functions that enable BMI2 (`compact_with`,
     // `store`), which run only where `available` found it.
-    unsafe { _bzhi_u64(u64::MAX, n as u32) }
+    unsafe { _bzhi_u64(u64::MAX, n.min(64) as u32) }
 }
 
 /// Bits `from..to` (`from <= to <= M::WIDTH`).
@@ -268,9 +232,10 @@ unsafe fn compact_with<M: Mask>(s: &[u8], plan: &Plan, out: *mut u8) -> Option<u
     // Register `k` holds bytes `64 * k..`; its lanes past the line are zero.
     let mut v = [_mm512_setzero_si512(); 4];
     for (k, v) in v.iter_mut().enumerate().take(M::REGS) {
-        let n = len.saturating_sub(64 * k).min(64);
-        // SAFETY: the masked load reads `s[64 * k..][..n]` only (none when
-        // `n` is 0); masked-off lanes are not touched and read as zero.
+        let n = len.saturating_sub(64 * k);
+        // SAFETY: the masked load reads `s[64 * k..]`, at most 64 bytes,
+        // only (none when `n` is 0); masked-off lanes are not touched and
+        // read as zero.
         *v = unsafe { _mm512_maskz_loadu_epi8(low_bits(n), s.as_ptr().add(64 * k).cast()) };
     }
     let v = &mut v[..M::REGS];
@@ -463,7 +428,7 @@ unsafe fn encode(src: &[u8], n: usize, highs: &[(usize, u64)], out: *mut u8) -> 
 fn dot_segments<M: Mask>(mut segments: M, double: M, mut kept: M, end: usize) -> M {
     let mut drop = M::ZERO;
     while segments != M::ZERO {
-        let d = segments.trailing_zeros();
+        let d = segments.trailing_zeros() as usize;
         let at = bit::<M>(d);
         segments &= !at;
         let up = double & at != M::ZERO;
