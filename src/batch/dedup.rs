@@ -479,14 +479,30 @@ struct ChunkBufs {
 
 /// Buffers of merged chunks: as many as a batch has had chunks, each as
 /// large as the most it held; dropped before the output is written.
+///
+/// A chunk's entries in input order are dead once they are grouped by
+/// partition ([`ChunkBuilder::finish`]): that buffer goes back at once
+/// (`entries`) and takes the keys of the worker's next chunk, of the
+/// same batch. A batch's chunks then write as many such buffers as there
+/// are workers, not one each: less fresh memory faulted in, which is most
+/// of the first batch's cost for a small input.
 #[derive(Default)]
-struct Spares(std::sync::Mutex<Vec<ChunkBufs>>);
+struct Spares {
+    bufs: std::sync::Mutex<Vec<ChunkBufs>>,
+    entries: std::sync::Mutex<Vec<Vec<Entry>>>,
+}
 
 impl Spares {
     /// Emptied buffers, of an earlier chunk if there is one.
     fn take(&self) -> ChunkBufs {
-        let spare = self.0.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let spare = self.bufs.lock().unwrap_or_else(|e| e.into_inner()).pop();
         let mut b = spare.unwrap_or_default();
+        if b.entries.capacity() == 0 {
+            let lock = self.entries.lock();
+            if let Some(e) = lock.unwrap_or_else(|e| e.into_inner()).pop() {
+                b.entries = e;
+            }
+        }
         b.entries.clear();
         b.arena.clear();
         b.by_part.clear();
@@ -495,8 +511,14 @@ impl Spares {
     }
 
     fn keep(&self, chunks: Vec<Chunk>) {
-        let mut spare = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let mut spare = self.bufs.lock().unwrap_or_else(|e| e.into_inner());
         spare.extend(chunks.into_iter().map(|c| c.bufs));
+    }
+
+    /// The input-order entries of a chunk already grouped by partition.
+    fn keep_entries(&self, entries: Vec<Entry>) {
+        let mut spare = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        spare.push(entries);
     }
 }
 
@@ -592,6 +614,7 @@ impl<'a> ChunkBuilder<'a> {
 
     fn finish(
         self,
+        spares: &Spares,
         order: Order,
         file: u32,
         range: std::ops::Range<usize>,
@@ -629,6 +652,7 @@ impl<'a> ChunkBuilder<'a> {
         if order == Order::First {
             fresh.resize_with(entries.len(), || AtomicU8::new(0));
         }
+        spares.keep_entries(std::mem::take(entries));
         Chunk {
             file,
             range,
@@ -701,7 +725,7 @@ fn key_batch(
                         }
                     }
                 }
-                b.finish(cfg.order, file, 0..0, stats, rejects)
+                b.finish(spares, cfg.order, file, 0..0, stats, rejects)
             })
             .collect();
     }
@@ -763,7 +787,7 @@ fn key_batch(
                     reason,
                 });
             });
-            b.finish(cfg.order, file, range, stats, rejects)
+            b.finish(spares, cfg.order, file, range, stats, rejects)
         })
         .collect()
 }
