@@ -463,7 +463,9 @@ struct Chunk {
 /// touched — no fresh pages, no regrowth (BENCHMARKS.md §18).
 #[derive(Default)]
 struct ChunkBufs {
-    /// The entries in input order, as the lines are keyed.
+    /// The entries in input order, as the lines are keyed (empty once
+    /// they are grouped: the buffer serves the worker's next chunk,
+    /// [`Spares::keep_entries`]).
     entries: Vec<Entry>,
     arena: Vec<u8>,
     /// The same entries grouped by partition: partition `p` is
