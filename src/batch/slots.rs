@@ -76,9 +76,12 @@ pub(super) struct Found(usize);
 /// then map the shared zero page, and each first write copies it, which
 /// flushes the TLB of every core running one of our threads (a worker's
 /// `Slots::grow` spent 6.6 % of a `dedup -j2` in those interrupts).
+/// The length goes through `black_box`: for a constant `n` (the first
+/// table, [`FIRST`]) LLVM had folded the allocation and its zeroing into a
+/// `calloc`, which is that same unwritten memory.
 fn empty(n: usize) -> Vec<u64> {
     let mut v = Vec::with_capacity(n);
-    v.resize(n, EMPTY);
+    v.resize(std::hint::black_box(n), EMPTY);
     v
 }
 
