@@ -767,7 +767,9 @@ fn char_error(s: &str, i: usize, component: Component) -> ErrorKind {
 
 #[path = "iri_wide.rs"]
 mod wide;
-pub(crate) use wide::{Bits, U256};
+#[cfg(target_arch = "x86_64")]
+pub(crate) use wide::x86::Bmi2;
+pub(crate) use wide::{range, Bits, Low, U256};
 
 #[cfg(test)]
 #[path = "iri_oracle.rs"]

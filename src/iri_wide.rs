@@ -369,7 +369,7 @@ fn triplet(b: &[u8], at: usize) -> (bool, bool) {
 /// a line of more than 64 bytes; with BMI2's `bzhi` one instruction a
 /// word. The parse uses `bzhi` (`x86::Bmi2`, detected with the vector
 /// paths); the shifts (`Shifts`) are the reference of the tests.
-pub(super) trait Low: Copy {
+pub(crate) trait Low: Copy {
     /// Bits `0..n` set (`n <= B::WIDTH`).
     fn below<B: Bits>(self, n: usize) -> B;
 }
@@ -393,7 +393,7 @@ impl Low for Shifts {
 
 /// Bits `from..to` set (`from <= to <= B::WIDTH`).
 #[inline(always)]
-fn range<B: Bits, L: Low>(low: L, from: usize, to: usize) -> B {
+pub(crate) fn range<B: Bits, L: Low>(low: L, from: usize, to: usize) -> B {
     low.below::<B>(to) & !low.below::<B>(from)
 }
 
@@ -559,9 +559,19 @@ pub(super) mod x86 {
 
     /// [`Low`] with BMI2's `bzhi`: held only where the CPU has BMI2.
     #[derive(Debug, Clone, Copy)]
-    pub(in crate::iri) struct Bmi2(());
+    pub(crate) struct Bmi2(());
 
     impl Bmi2 {
+        /// A `Bmi2` without the check, for code that runs only where BMI2
+        /// was found otherwise (the compaction's `available`).
+        ///
+        /// # Safety
+        /// The CPU has BMI2.
+        #[inline(always)]
+        pub(crate) unsafe fn assume() -> Bmi2 {
+            Bmi2(())
+        }
+
         /// `Some` when the CPU has BMI2 (checked once, then a load and a
         /// test).
         #[inline]

@@ -34,7 +34,7 @@ use std::arch::x86_64::*;
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use crate::chars::HEX_UPPER;
-use crate::iri::{flags, Bits, IriRef, U256};
+use crate::iri::{flags, range, Bits, Bmi2, IriRef, Low, U256};
 
 /// The longest line taken: four 64-byte registers.
 pub(super) const MAX_LEN: usize = 256;
@@ -130,19 +130,14 @@ pub(super) fn available() -> bool {
 /// A line's worth of bits, one per byte: `u64` for a line of one
 /// register, `u128` for two, [`U256`] for four. The shorter types keep
 /// the mask arithmetic of most lines in single registers. The parse's
-/// [`Bits`] (width, words, `trailing_zeros`), and what the compaction
-/// needs besides.
+/// [`Bits`] (width, words, `trailing_zeros`; "bits `0..n`" with its
+/// [`Bmi2`], [`bmi2`]), and what the compaction needs besides.
 trait Mask: Bits + std::ops::BitAndAssign + std::ops::Shr<u32, Output = Self> {
     /// The 64-byte registers a line of [`Bits::WIDTH`] bytes takes.
     const REGS: usize = Self::WIDTH / 64;
     /// Word `k` (`k < REGS`): register `k`'s bits.
     fn word(self, k: usize) -> u64;
     fn leading_zeros(self) -> usize;
-    /// Bits `0..n` (`n <= WIDTH`).
-    #[inline(always)]
-    fn below(n: usize) -> Self {
-        Self::from_words(|k| low_bits(n.saturating_sub(64 * k)))
-    }
 }
 
 macro_rules! mask {
@@ -174,27 +169,20 @@ impl Mask for U256 {
     }
 }
 
-/// Bits `0..n` of a `u64`, all of them from `n = 64` up: one `bzhi`, no
-/// branch (a branch on the length here was a third of the samples). The
-/// clamp is for 256 and up, which `bzhi` would read as 0 (it takes 8 bits
-/// of the count).
+/// The parse's "bits `0..n`" with `bzhi`, one instruction a word and no
+/// branch (a branch on the length here was a third of the samples).
 #[inline(always)]
-fn low_bits(n: usize) -> u64 {
+fn bmi2() -> Bmi2 {
     // SAFETY: only called from functions that enable BMI2 (`compact_with`,
-    // `store`), which run only where `available` found it.
-    unsafe { _bzhi_u64(u64::MAX, n.min(64) as u32) }
-}
-
-/// Bits `from..to` (`from <= to <= M::WIDTH`).
-#[inline(always)]
-fn range<M: Mask>(from: usize, to: usize) -> M {
-    M::below(to) & !M::below(from)
+    // `store`, and `dot_segments` inlined into the first), which run only
+    // where `available` found it.
+    unsafe { Bmi2::assume() }
 }
 
 /// Bit `i`, or none when `i` is past the mask.
 #[inline(always)]
 fn bit<M: Mask>(i: usize) -> M {
-    range(i.min(M::WIDTH), (i + 1).min(M::WIDTH))
+    range(bmi2(), i.min(M::WIDTH), (i + 1).min(M::WIDTH))
 }
 
 /// [`compact_with`] with masks as wide as the line needs.
@@ -236,20 +224,20 @@ unsafe fn compact_with<M: Mask>(s: &[u8], plan: &Plan, out: *mut u8) -> Option<u
         // SAFETY: the masked load reads `s[64 * k..]`, at most 64 bytes,
         // only (none when `n` is 0); masked-off lanes are not touched and
         // read as zero.
-        *v = unsafe { _mm512_maskz_loadu_epi8(low_bits(n), s.as_ptr().add(64 * k).cast()) };
+        *v = unsafe { _mm512_maskz_loadu_epi8(bmi2().below(n), s.as_ptr().add(64 * k).cast()) };
     }
     let v = &mut v[..M::REGS];
     if let Some(f) = plan.fragment {
         // A `#` in the fragment is encoded (`%23`): the output grows.
-        if class::<M>(v, b'#') & range::<M>(f + 1, len) != M::ZERO {
+        if class::<M>(v, b'#') & range::<M, _>(bmi2(), f + 1, len) != M::ZERO {
             return None;
         }
     }
-    let mut drop = range::<M>(plan.port_drop.0, plan.port_drop.1);
+    let mut drop = range::<M, _>(bmi2(), plan.port_drop.0, plan.port_drop.1);
 
     // §5.3.2.1: scheme and host lowercase (nothing before the host's end
     // is a hex digit: there is no `%` there).
-    let upper = M::from_words(|k| in_range(v[k], b'A', 26)) & M::below(plan.host_end);
+    let upper = M::from_words(|k| in_range(v[k], b'A', 26)) & bmi2().below::<M>(plan.host_end);
     for (k, v) in v.iter_mut().enumerate() {
         *v = _mm512_mask_add_epi8(*v, upper.word(k), *v, _mm512_set1_epi8(0x20));
     }
@@ -283,7 +271,7 @@ unsafe fn compact_with<M: Mask>(s: &[u8], plan: &Plan, out: *mut u8) -> Option<u
         let unreserved = M::from_words(|k| is_unreserved(val[k]));
         let decoded = pct & unreserved;
         let decoded_dot = decoded & M::from_words(|k| eq(val[k], b'.'));
-        if decoded_dot & range::<M>(plan.path.0, plan.path.1) != M::ZERO {
+        if decoded_dot & range::<M, _>(bmi2(), plan.path.0, plan.path.1) != M::ZERO {
             // `%2E` may make a dot segment only once decoded (one decoded
             // after the path is in no segment).
             return None;
@@ -311,15 +299,20 @@ unsafe fn compact_with<M: Mask>(s: &[u8], plan: &Plan, out: *mut u8) -> Option<u
         let dot = class::<M>(v, b'.');
         // A segment's first byte follows a '/'; the byte after a `.` (or
         // after `..`) ends the segment when it is a '/' or the path's end.
-        let starts = slash << 1 & range::<M>(ps + 1, pe);
+        let starts = slash << 1 & range::<M, _>(bmi2(), ps + 1, pe);
         let ends_next = slash >> 1 | bit::<M>(pe - 1);
         let ends_after_next = slash >> 2 | bit::<M>(pe - 2);
         let single = dot & starts & ends_next;
         let double = dot & starts & dot >> 1 & ends_after_next;
-        drop |= dot_segments(single | double, double, slash & range::<M>(ps, pe), pe);
+        drop |= dot_segments(
+            single | double,
+            double,
+            slash & range::<M, _>(bmi2(), ps, pe),
+            pe,
+        );
     }
 
-    let keep = M::below(len) & !drop;
+    let keep = bmi2().below::<M>(len) & !drop;
     let high = M::from_words(|k| _mm512_movepi8_mask(v[k]));
     if high == M::ZERO {
         // SAFETY: `out` has room for `len` bytes, at least as many as
@@ -360,7 +353,7 @@ unsafe fn store(out: *mut u8, v: &[__m512i], keep: impl Fn(usize) -> u64) -> usi
         unsafe {
             _mm512_mask_storeu_epi8(
                 out.add(w).cast(),
-                low_bits(n),
+                bmi2().below(n),
                 _mm512_maskz_compress_epi8(keep, v),
             );
         }
@@ -437,7 +430,7 @@ fn dot_segments<M: Mask>(mut segments: M, double: M, mut kept: M, end: usize) ->
         let mut from = d - 1;
         kept &= !bit::<M>(from);
         if up {
-            let before = kept & M::below(from);
+            let before = kept & bmi2().below::<M>(from);
             if before != M::ZERO {
                 from = M::WIDTH - 1 - before.leading_zeros();
                 kept &= !bit::<M>(from);
@@ -446,7 +439,7 @@ fn dot_segments<M: Mask>(mut segments: M, double: M, mut kept: M, end: usize) ->
         if seg_end == end {
             from += 1;
         }
-        drop |= range(from, seg_end);
+        drop |= range(bmi2(), from, seg_end);
     }
     drop
 }
