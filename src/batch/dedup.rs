@@ -494,17 +494,19 @@ struct Spares {
     entries: std::sync::Mutex<Vec<Vec<Entry>>>,
 }
 
+/// The pool behind `m`, also if a worker panicked holding it (a pool of
+/// emptied buffers has nothing half-done to distrust).
+fn pool<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 impl Spares {
-    /// Emptied buffers, of an earlier chunk if there is one.
+    /// Emptied buffers, of an earlier chunk if there is one. (A merged
+    /// chunk's `entries` went back already: the worker's last one is
+    /// taken.)
     fn take(&self) -> ChunkBufs {
-        let spare = self.bufs.lock().unwrap_or_else(|e| e.into_inner()).pop();
-        let mut b = spare.unwrap_or_default();
-        if b.entries.capacity() == 0 {
-            let lock = self.entries.lock();
-            if let Some(e) = lock.unwrap_or_else(|e| e.into_inner()).pop() {
-                b.entries = e;
-            }
-        }
+        let mut b = pool(&self.bufs).pop().unwrap_or_default();
+        b.entries = pool(&self.entries).pop().unwrap_or_default();
         b.entries.clear();
         b.arena.clear();
         b.by_part.clear();
@@ -513,14 +515,12 @@ impl Spares {
     }
 
     fn keep(&self, chunks: Vec<Chunk>) {
-        let mut spare = self.bufs.lock().unwrap_or_else(|e| e.into_inner());
-        spare.extend(chunks.into_iter().map(|c| c.bufs));
+        pool(&self.bufs).extend(chunks.into_iter().map(|c| c.bufs));
     }
 
     /// The input-order entries of a chunk already grouped by partition.
     fn keep_entries(&self, entries: Vec<Entry>) {
-        let mut spare = self.entries.lock().unwrap_or_else(|e| e.into_inner());
-        spare.push(entries);
+        pool(&self.entries).push(entries);
     }
 }
 
@@ -1364,7 +1364,7 @@ impl Table {
         self.spill()?;
         let spill = self.spill.take().expect("spilled");
         let (order, show_surt, spills) = (self.order, self.show_surt, self.spills);
-        let columns = std::mem::take(&mut self.columns.0);
+        let columns = std::mem::take(&mut self.columns);
         let max_blocks = self.max_blocks;
         drop(self);
         // Each partition alone: read back, dedup, sort, write a sorted run.
@@ -1423,7 +1423,7 @@ impl Table {
             unique += 1;
             format_row(
                 &mut text,
-                &columns,
+                columns.fields(),
                 &rec.shown,
                 rec.count,
                 &names[rec.file as usize],
