@@ -44,11 +44,14 @@ use super::slots::{prefetch, prefetch_bytes, Slots};
 use super::sort::sort_by_fields;
 use super::source::{
     chunk_size, for_each_batch, for_each_line, split_chunks, Batch, Format, Item, Layout,
-    LineNumbers, Opened,
+    LineNumbers, Opened, Upcoming,
 };
 use super::{cleanup, Error, KeyFn, Observer, Reject, Stats};
 use crate::cdx::CdxLayout;
 use crate::decode::Charset;
+
+mod whole;
+use whole::Whole;
 
 const PART_BITS: u32 = 6;
 /// Number of hash partitions.
@@ -326,13 +329,32 @@ pub fn run(
     let mut layout: Option<Layout> = None;
     let mut cdx: Option<CdxLayout> = None;
     let mut lines = LineNumbers::default();
+    // A batch into the table: spilled first if it does not fit, spilled
+    // after if the table passes its budget.
+    let merge = |table: &mut Table, batch: &Batch, chunks: &[Chunk]| {
+        if !table.room_for(chunks) {
+            cfg.on_pool(|| table.spill())?;
+            if !table.room_for(chunks) {
+                return Err(Error::msg(format!(
+                    "a batch of {} bytes holds more keys than one partition can \
+                     index (a smaller batch would fit)",
+                    batch.bytes
+                )));
+            }
+        }
+        cfg.on_pool(|| table.merge(batch, chunks));
+        if table.bytes() > table.memory {
+            cfg.on_pool(|| table.spill())?;
+        }
+        Ok(())
+    };
     for_each_batch(
         inputs,
         format,
         cfg.charset,
         cfg.max_line_bytes,
         cfg.batch_bytes,
-        |item| {
+        |item, upcoming| {
             let batch = match item {
                 Item::Start {
                     layout: l, cdx: c, ..
@@ -343,6 +365,14 @@ pub fn run(
                 }
                 Item::Batch(b) => b,
             };
+            if let Some(kept) = table.whole.take() {
+                // A batch came after the one kept as the input's only one
+                // (only a test says that the reader has ended without
+                // asking it): the kept one is merged first, as any other.
+                let (kept, chunks) = kept.into_parts();
+                merge(&mut table, &kept, &chunks)?;
+                spares.keep(chunks);
+            }
             let mut chunks = cfg.on_pool(|| {
                 key_batch(
                     &batch,
@@ -364,19 +394,12 @@ pub fn run(
                     }
                 }
             }
-            if !table.room_for(&chunks) {
-                cfg.on_pool(|| table.spill())?;
-                if !table.room_for(&chunks) {
-                    return Err(Error::msg(format!(
-                        "a batch of {} bytes holds more keys than one partition can \
-                         index (a smaller batch would fit)",
-                        batch.bytes
-                    )));
-                }
-            }
-            cfg.on_pool(|| table.merge(&batch, &chunks));
-            if table.bytes() > table.memory {
-                cfg.on_pool(|| table.spill())?;
+            // The input's only batch is indexed where it is, at the end
+            // (`whole`); asked last, when the reader had the most time to
+            // find that it has ended.
+            let whole = table.takes_whole(&chunks) && ended(upcoming);
+            if !whole {
+                merge(&mut table, &batch, &chunks)?;
             }
             for c in &chunks {
                 stats.add(&c.stats);
@@ -384,12 +407,18 @@ pub fn run(
                     obs.reject(r)?;
                 }
             }
-            spares.keep(chunks);
             if layout.is_some() {
                 // Records: the chunks count records, the batch its bytes.
                 stats.bytes += batch.bytes;
             }
             obs.progress(batch.bytes);
+            if whole {
+                #[cfg(test)]
+                tests::KEPT.set(tests::KEPT.get() + 1);
+                table.whole = Some(Whole::new(batch, chunks));
+            } else {
+                spares.keep(chunks);
+            }
             Ok(())
         },
     )?;
@@ -398,6 +427,17 @@ pub fn run(
     let mut summary = cfg.on_pool(|| table.finish(&names, out))?;
     summary.stats = stats;
     Ok(summary)
+}
+
+/// Whether the reader has handed out every batch ([`Upcoming::ended`]).
+/// A test may say yes without asking (`tests::ASSUME_ENDED`), so that
+/// [`run`]'s way back from a kept batch runs too.
+fn ended(upcoming: &Upcoming) -> bool {
+    #[cfg(test)]
+    if tests::ASSUME_ENDED.get() {
+        return true;
+    }
+    upcoming.ended()
 }
 
 /// Where a key or example is: in the batch's bytes (offset from the
@@ -1129,6 +1169,11 @@ struct Table {
     order: Order,
     show_surt: bool,
     columns: Columns,
+    /// The input's only batch, not merged: its rows are indexed where they
+    /// are when the output is written ([`whole`]).
+    whole: Option<Whole>,
+    /// Whether [`Table::takes_whole`] may say yes (tests run both ways).
+    may_take_whole: bool,
 }
 
 /// The temporary directory of one run: removed when dropped, and on a
@@ -1184,7 +1229,41 @@ impl Table {
             order: cfg.order,
             show_surt: cfg.show_surt,
             columns: cfg.columns.clone(),
+            whole: None,
+            #[cfg(not(test))]
+            may_take_whole: true,
+            #[cfg(test)]
+            may_take_whole: tests::TAKE_WHOLE.get(),
         }
+    }
+
+    /// Whether `chunks`, a batch keyed before any other, can be kept for
+    /// [`whole`] if it is the input's last batch: it gives what merging it
+    /// here gives, byte for byte. The output is in first-occurrence order
+    /// (`whole` does not sort), and the arena table would neither refuse
+    /// the batch ([`Table::room_for`]) nor spill it: after the merge it
+    /// would hold at most, per partition, `2n / BLOCK + 1` blocks for `n`
+    /// bytes of new records, 8 KiB of first slots, and per row at most 8
+    /// bytes of `recs` and 2 of tape (both doubling) and 43 of slots (at
+    /// most 3/4 full, doubling): under 64 ([`Table::bytes`]). A tight
+    /// `--memory` thus still spills (tests rely on that).
+    fn takes_whole(&self, chunks: &[Chunk]) -> bool {
+        if !self.may_take_whole
+            || self.order != Order::First
+            || self.spill.is_some()
+            || self.parts.iter().any(|p| !p.recs.is_empty())
+            || !self.room_for(chunks)
+        {
+            return false;
+        }
+        let rows: u64 = chunks.iter().map(|c| c.bufs.by_part.len() as u64).sum();
+        let arena: u64 = (0..PARTS)
+            .map(|p| {
+                let bytes: u64 = chunks.iter().map(|c| c.part_bytes[p]).sum();
+                (2 * bytes / BLOCK as u64 + 1) * BLOCK as u64
+            })
+            .sum();
+        arena + 64 * rows + PARTS as u64 * (16 << 10) <= self.memory as u64
     }
 
     /// Merge a batch's chunks, partitions in parallel, chunks in order.
@@ -1233,15 +1312,7 @@ impl Table {
             }
         });
         if let Some(tape) = &mut self.tape {
-            // The merge has joined: its stores are visible here.
-            for c in chunks {
-                tape.extend(
-                    c.bufs
-                        .fresh
-                        .iter()
-                        .filter_map(|f| f.load(Relaxed).checked_sub(1)),
-                );
-            }
+            tape_of(chunks, tape);
         }
     }
 
@@ -1354,6 +1425,13 @@ impl Table {
             })
             .collect();
         let names = &names[..];
+        if let Some(whole) = self.whole.take() {
+            let unique = whole.write(self.columns.fields(), self.show_surt, names, out)?;
+            return Ok(Summary {
+                unique,
+                ..Summary::default()
+            });
+        }
         if self.spill.is_none() {
             let unique = self.write_in_memory(names, out)?;
             return Ok(Summary {
@@ -1463,7 +1541,7 @@ impl Table {
             format_row(t, columns, &shown, r.count, file, r.line, p.example(r));
         };
         if let Some(tape) = &self.tape {
-            let format = |t: &mut Vec<u8>, p: &Part, r: &Row| format(t, p, r, None);
+            let format = |t: &mut Vec<u8>, p: &Part, i: usize| format(t, p, &p.row(i), None);
             return write_by_origin(&self.parts, tape, piece_rows(tape.len()), format, out);
         }
         let mut all: Vec<Sorted> = self
@@ -1525,6 +1603,20 @@ impl Table {
     }
 }
 
+/// Append to `tape` the partition of each new row of `chunks`, in input
+/// order: what a merge stored in their `fresh` flags (the merge has
+/// joined, so its stores are visible here).
+fn tape_of(chunks: &[Chunk], tape: &mut Vec<u8>) {
+    for c in chunks {
+        tape.extend(
+            c.bufs
+                .fresh
+                .iter()
+                .filter_map(|f| f.load(Relaxed).checked_sub(1)),
+        );
+    }
+}
+
 /// Rows per piece of [`write_by_origin`] (about 400 KB of CSV): small
 /// enough that the pieces' buffers are reused from the second group on
 /// instead of fresh memory faulted in page by page (measured against 8 K
@@ -1563,15 +1655,43 @@ impl Ahead {
 
     /// `f` on each row not yet visited up to `dist` rows after row `i`.
     #[inline]
-    fn upto(&mut self, i: usize, tape: &[u8], parts: &[Part], f: impl Fn(&Part, u32)) {
+    fn upto<P: Added>(&mut self, i: usize, tape: &[u8], parts: &[P], f: impl Fn(&P, usize)) {
         while self.j < tape.len() && self.j <= i + self.dist {
             let q = tape[self.j] as usize;
-            if let Some(&at) = parts[q].recs.get(self.next[q]) {
-                f(&parts[q], at);
+            if self.next[q] < parts[q].added() {
+                f(&parts[q], self.next[q]);
             }
             self.next[q] += 1;
             self.j += 1;
         }
+    }
+}
+
+/// A partition's rows in the order they were added, as
+/// [`write_by_origin`] reads them.
+trait Added: Sync {
+    /// How many.
+    fn added(&self) -> usize;
+    /// Ask for the `i`-th row's first line ahead of its use.
+    fn prefetch_head(&self, i: usize);
+    /// Ask for the rest of the `i`-th row (its first line was asked for
+    /// earlier: it may say where the rest is).
+    fn prefetch_rest(&self, i: usize);
+}
+
+impl Added for Part {
+    fn added(&self) -> usize {
+        self.recs.len()
+    }
+
+    #[inline]
+    fn prefetch_head(&self, i: usize) {
+        self.prefetch_record(self.recs[i]);
+    }
+
+    #[inline]
+    fn prefetch_rest(&self, i: usize) {
+        Part::prefetch_rest(self, self.recs[i]);
     }
 }
 
@@ -1582,17 +1702,14 @@ impl Ahead {
 /// ([`Table::tape`]): no sort and no compare of origins. The tape is cut
 /// into pieces of `piece` rows, formatted in parallel (each from its own
 /// starting row in every partition) and written in order.
-fn write_by_origin(
-    parts: &[Part],
+fn write_by_origin<P: Added>(
+    parts: &[P],
     tape: &[u8],
     piece: usize,
-    format: impl Fn(&mut Vec<u8>, &Part, &Row) + Sync,
+    format: impl Fn(&mut Vec<u8>, &P, usize) + Sync,
     out: &mut (dyn FnMut(&[u8]) -> Result<(), Error> + Send),
 ) -> Result<u64, Error> {
-    debug_assert_eq!(
-        tape.len(),
-        parts.iter().map(|p| p.recs.len()).sum::<usize>()
-    );
+    debug_assert_eq!(tape.len(), parts.iter().map(P::added).sum::<usize>());
     let pieces: Vec<&[u8]> = tape.chunks(piece.max(1)).collect();
     // starts[j][p]: rows of partition p before piece j.
     let mut starts = Vec::with_capacity(pieces.len());
@@ -1614,10 +1731,9 @@ fn write_by_origin(
         let mut rows = Ahead::new(start, AHEAD_ROW);
         let mut keys = Ahead::new(start, AHEAD_KEY);
         for (i, &p) in t.iter().enumerate() {
-            rows.upto(i, t, parts, Part::prefetch_record);
-            keys.upto(i, t, parts, Part::prefetch_rest);
-            let part = &parts[p as usize];
-            format(text, part, &part.row(next[p as usize]));
+            rows.upto(i, t, parts, P::prefetch_head);
+            keys.upto(i, t, parts, P::prefetch_rest);
+            format(text, &parts[p as usize], next[p as usize]);
             next[p as usize] += 1;
         }
     })?;
@@ -1966,7 +2082,8 @@ mod tests {
             parts,
             tape,
             piece,
-            |t: &mut Vec<u8>, p: &Part, r: &Row| {
+            |t: &mut Vec<u8>, p: &Part, i: usize| {
+                let r = &p.row(i);
                 t.extend_from_slice(p.key(r));
                 t.extend_from_slice(format!(",{},{},{}\n", r.file, r.line, r.item).as_bytes());
             },
@@ -2014,7 +2131,7 @@ mod tests {
                 &parts,
                 &tape,
                 10,
-                |t: &mut Vec<u8>, p: &Part, r: &Row| t.extend_from_slice(p.key(r)),
+                |t: &mut Vec<u8>, p: &Part, i: usize| t.extend_from_slice(p.key(&p.row(i))),
                 &mut |_: &[u8]| {
                     calls += 1;
                     if calls == fail_at {
@@ -2031,6 +2148,12 @@ mod tests {
     }
 
     thread_local! {
+        /// [`Table::may_take_whole`] of the tables this thread makes.
+        pub(super) static TAKE_WHOLE: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+        /// Whether [`super::ended`] says yes without asking the reader.
+        pub(super) static ASSUME_ENDED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+        /// Batches [`super::run`] kept for [`super::whole`] on this thread.
+        pub(super) static KEPT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
         /// [`Table::max_blocks`] of the tables this thread makes.
         pub(super) static TABLE_MAX_BLOCKS: std::cell::Cell<usize> =
             const { std::cell::Cell::new(super::MAX_BLOCKS) };
@@ -2205,5 +2328,164 @@ mod tests {
         let counts: Vec<(u8, u64)> = part.rows().map(|r| (part.key(&r)[0], r.count)).collect();
         assert_eq!(counts, [(b'a', 2), (b'b', 1), (b'c', 1)]);
         assert_eq!(part.arena.blocks.len(), 3);
+    }
+
+    /// Dedup the inputs `texts` as `format` with `cfg`, on 1 or 3 workers,
+    /// through [`whole`] or not (`take`), the reader taken to have ended
+    /// after every batch (`assume`): CSV, summary and batches kept.
+    fn run_way(
+        texts: &[&'static [u8]],
+        format: &Format,
+        cfg: &Config,
+        (take, assume): (bool, bool),
+    ) -> (Vec<u8>, Summary, usize) {
+        let n = crate::Normalizer::new(crate::Options::default());
+        let key = super::super::key_fn(super::super::prep::Prep::default(), |s: &str| n.key(s));
+        let inputs = texts
+            .iter()
+            .enumerate()
+            .map(|(i, &t)| {
+                super::super::source::Opened::from_reader(
+                    format!("in{i}"),
+                    Box::new(std::io::Cursor::new(t)),
+                )
+            })
+            .collect();
+        TAKE_WHOLE.set(take);
+        ASSUME_ENDED.set(assume);
+        KEPT.set(0);
+        let mut csv = Vec::new();
+        let s = run(
+            inputs,
+            format,
+            &key,
+            cfg,
+            &mut super::super::Quiet,
+            &mut |b: &[u8]| {
+                csv.extend_from_slice(b);
+                Ok(())
+            },
+        )
+        .unwrap();
+        TAKE_WHOLE.set(true);
+        ASSUME_ENDED.set(false);
+        (csv, s, KEPT.get())
+    }
+
+    /// An input of one batch written from the batch itself ([`whole`])
+    /// gives what the arena table gives, byte for byte, summary included:
+    /// repeats and variants, blank, rejected and CRLF lines, a BOM, split
+    /// items, every column, SURTs, CSV records, one and three workers. A
+    /// batch kept as the last when more came is merged first (the way back
+    /// in [`run`]), and a tight budget or a sorted output does not keep it.
+    #[test]
+    fn one_batch_written_whole_is_what_the_table_writes() {
+        let mut lines = String::from("\u{feff}");
+        for i in 0..3000u32 {
+            let h = i % 37;
+            lines += &match i % 9 {
+                0 => format!("HTTP://H{h}.Example:80/a/./b/{}?q=%7e\r\n", i % 101),
+                1 => format!("http://h{h}.example/a/b/{}?q=~\n", i % 101),
+                2 => "\n".to_string(),
+                3 => format!("not a uri {i}\n"),
+                4 => format!("http://h{h}.example/x http://münchen.de/{}\n", i % 13),
+                5 => format!("http://xn--mnchen-3ya.de/{}#frag\n", i % 13),
+                6 => format!("https://h{h}.example/\"quoted\",{i}\n"),
+                7 => format!("http://h{h}.example/%E2%82%AC{}\n", i % 7),
+                _ => format!("http://[::1]:8080/{}\n", i % 50),
+            };
+        }
+        let lines: &'static [u8] = lines.into_bytes().leak();
+        let records: &'static [u8] = b"id,url\n1,http://a.example/\n2,HTTP://A.example:80/\n3,\n4,\"http://b.example/x,y\"\n";
+        let records_format = Format::Records(super::super::source::RecordFormat {
+            delimiter: b',',
+            header: true,
+            column: super::super::source::Column::Name("url".into()),
+            base_column: None,
+        });
+        let pool = |n| {
+            Some(std::sync::Arc::new(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(n)
+                    .build()
+                    .unwrap(),
+            ))
+        };
+        let base = Config {
+            chunk_size: 4 << 10,
+            ..Config::default()
+        };
+        let cases: Vec<(Vec<&'static [u8]>, Format, Config)> = vec![
+            (vec![lines], Format::Lines, base.clone()),
+            (
+                vec![lines],
+                Format::Lines,
+                Config {
+                    pool: pool(3),
+                    ..base.clone()
+                },
+            ),
+            (
+                vec![lines],
+                Format::Lines,
+                Config {
+                    split_spaces: true,
+                    ..base.clone()
+                },
+            ),
+            (
+                vec![lines],
+                Format::Lines,
+                Config {
+                    show_surt: true,
+                    ..base.clone()
+                },
+            ),
+            (
+                vec![lines],
+                Format::Lines,
+                Config {
+                    columns: Columns::parse("count,canonical").unwrap(),
+                    ..base.clone()
+                },
+            ),
+            (vec![b"", lines], Format::Lines, base.clone()),
+            (vec![records], records_format, base.clone()),
+        ];
+        for (texts, format, cfg) in &cases {
+            let (want, want_s, kept) = run_way(texts, format, cfg, (false, false));
+            assert_eq!((kept, want_s.spills), (0, 0));
+            let (got, got_s, kept) = run_way(texts, format, cfg, (true, true));
+            assert_eq!(kept, 1);
+            assert!(got == want, "{}", String::from_utf8_lossy(&got));
+            assert_eq!(got_s, want_s);
+        }
+        // Two inputs (so at least two batches), the first batch taken for
+        // the last: kept, then merged when the next comes (later batches
+        // are not kept: the table holds rows by then).
+        let small = Config {
+            batch_bytes: 1,
+            ..base.clone()
+        };
+        let (want, want_s, _) = run_way(&[lines, lines], &Format::Lines, &small, (false, false));
+        let (got, got_s, kept) = run_way(&[lines, lines], &Format::Lines, &small, (true, true));
+        assert_eq!(kept, 1);
+        assert!(got == want);
+        assert_eq!(got_s, want_s);
+        // Not kept: a sorted output, or a budget the table would pass.
+        for cfg in [
+            Config {
+                order: Order::Key,
+                ..base.clone()
+            },
+            Config {
+                memory: 8 << 20,
+                ..base.clone()
+            },
+        ] {
+            let (_, s, kept) = run_way(&[lines], &Format::Lines, &cfg, (true, true));
+            assert_eq!(kept, 0);
+            assert_eq!(s.spills > 0, cfg.order == Order::First);
+        }
     }
 }

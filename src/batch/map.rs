@@ -108,7 +108,7 @@ fn map_all(
         cfg.charset,
         cfg.max_line_bytes,
         cfg.batch_bytes,
-        |item| {
+        |item, _| {
             let batch = match item {
                 Item::Start {
                     layout: l, cdx: c, ..

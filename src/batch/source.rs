@@ -345,14 +345,15 @@ fn cdx_start(f: CdxFormat, first: &[u8], name: &str) -> Result<(CdxInput, usize)
 /// One thread reads the inputs one after the other, so it reads ahead
 /// across their boundaries: the workers do not wait for the next file to be
 /// opened and its first batch read (a crawl comes as many files). At most
-/// [`QUEUE`] batches wait, whatever the inputs.
+/// [`QUEUE`] batches wait, whatever the inputs. `f` may ask the
+/// [`Upcoming`] items whether the batch it holds is the last.
 pub fn for_each_batch(
     inputs: Vec<Opened>,
     format: &Format,
     charset: Option<Charset>,
     max_line: usize,
     batch_bytes: usize,
-    mut f: impl FnMut(Item) -> Result<(), Error>,
+    mut f: impl FnMut(Item, &Upcoming) -> Result<(), Error>,
 ) -> Result<(), Error> {
     let (tx, rx) = mpsc::sync_channel::<Result<Item, Error>>(QUEUE);
     let format = format.clone();
@@ -374,14 +375,51 @@ pub fn for_each_batch(
             }
         })
         .map_err(|e| Error::io("cannot start a reader thread".into(), &e))?;
-    for item in rx.iter() {
+    let upcoming = Upcoming {
+        rx,
+        next: std::cell::RefCell::new(None),
+    };
+    while let Some(item) = upcoming.recv() {
         // On an error the reader is not waited for: it may be blocked on an
         // endless stdin. Dropping `rx` makes its next send fail, so it
         // stops at its next batch (or with the process).
-        item.and_then(&mut f)?;
+        f(item?, &upcoming)?;
     }
     let _ = reader.join();
     Ok(())
+}
+
+/// The items the reader has not handed out yet ([`for_each_batch`]).
+pub struct Upcoming {
+    rx: mpsc::Receiver<Result<Item, Error>>,
+    /// An item taken from the queue by [`Upcoming::ended`], handed out next.
+    next: std::cell::RefCell<Option<Result<Item, Error>>>,
+}
+
+impl Upcoming {
+    /// True if the reader is done and every item has been handed out: the
+    /// batch being handled is the run's last. False while that is not
+    /// known yet (the reader may still be reading), so a caller may only
+    /// use it to choose between ways that give the same result.
+    pub fn ended(&self) -> bool {
+        let mut next = self.next.borrow_mut();
+        if next.is_some() {
+            return false;
+        }
+        match self.rx.try_recv() {
+            Ok(item) => {
+                *next = Some(item);
+                false
+            }
+            Err(mpsc::TryRecvError::Empty) => false,
+            Err(mpsc::TryRecvError::Disconnected) => true,
+        }
+    }
+
+    fn recv(&self) -> Option<Result<Item, Error>> {
+        let taken = self.next.borrow_mut().take();
+        taken.or_else(|| self.rx.recv().ok())
+    }
 }
 
 /// One input, read on the reader thread; `sizes`: the longest line kept,
@@ -1131,6 +1169,55 @@ impl<R: Read> BatchReader<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `ended` is never true while a batch is still to come (and the item
+    /// it looked at is still handed out), and becomes true on the last.
+    #[test]
+    fn upcoming_ends_only_after_the_last_batch() {
+        let wait = |up: &Upcoming, most: std::time::Duration| {
+            let t = std::time::Instant::now();
+            while !up.ended() && t.elapsed() < most {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            up.ended()
+        };
+        // 240 KB per input: one batch of 1 MiB, or several (a batch holds
+        // at least what one read of 64 KiB gave).
+        for (inputs, batch_bytes) in [(1, 1 << 20), (1, 100), (3, 1 << 20), (3, 300)] {
+            let opened = (0..inputs)
+                .map(|i| {
+                    let text = format!("http://a/{i}\n").repeat(20_000).into_bytes();
+                    Opened::from_reader(format!("in{i}"), Box::new(io::Cursor::new(text)))
+                })
+                .collect();
+            let all = 20_000 * inputs as u64;
+            let (mut lines, mut batches) = (0, 0);
+            for_each_batch(
+                opened,
+                &Format::Lines,
+                None,
+                1000,
+                batch_bytes,
+                |item, up| {
+                    if let Item::Batch(b) = item {
+                        lines += count_lines(&b.data);
+                        batches += 1;
+                        if lines < all {
+                            assert!(!wait(up, std::time::Duration::from_millis(3)));
+                        } else {
+                            // The reader is done within seconds, however
+                            // loaded the machine.
+                            assert!(wait(up, std::time::Duration::from_secs(20)));
+                        }
+                    }
+                    Ok(())
+                },
+            )
+            .unwrap();
+            assert_eq!(lines, all);
+            assert!(batches > inputs || batch_bytes == 1 << 20, "{batches}");
+        }
+    }
 
     #[test]
     fn chunks_cover_everything_at_line_ends() {

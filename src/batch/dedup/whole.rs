@@ -1,0 +1,202 @@
+//! The table of a run whose whole input is one batch: it indexes the
+//! batch's own keys (the [`super::Entry`]s its chunks made) instead of copying
+//! each new row into an arena record. The keys are 3987bis §5.3's, as in
+//! the parent module; what changes is only where a row's bytes are.
+//!
+//! The arena ([`super::Arena`]) exists so that a batch can be dropped once
+//! it is merged: its buffers serve the next batch. When the reader has no
+//! next batch, that copy buys nothing, and for a small input it is most of
+//! the cost: on `kasztp` (48 k lines, 47 k distinct) the records' 32-byte
+//! headers and copied keys were two thirds of the run's page faults
+//! (BENCHMARKS.md §34). Here a row is 20 bytes in a partition's vector
+//! (where its key is, its entry, its count), and the batch and its chunks
+//! stay until the output is written.
+//!
+//! [`super::run`] takes this way only where it gives what the arena table
+//! gives, byte for byte, summary included ([`super::Table::takes_whole`]): the
+//! output is in first-occurrence order, the batch is the first and the
+//! reader has ended ([`super::super::source::Upcoming::ended`]), and the
+//! arena table would not have spilled it either. A test runs both ways on
+//! the same inputs.
+
+use std::sync::atomic::Ordering::Relaxed;
+
+use rayon::prelude::*;
+
+use super::{
+    format_row, piece_rows, shown, tape_of, write_by_origin, Added, Batch, Chunk, Error, Field,
+    Span, PARTS,
+};
+use crate::batch::slots::{prefetch, prefetch_bytes, Slots};
+
+/// The batch, its keyed chunks, and (once merged) the rows.
+pub(super) struct Whole {
+    batch: Batch,
+    chunks: Vec<Chunk>,
+}
+
+/// A distinct key: the first entry that had it, and how many did.
+#[derive(Clone, Copy)]
+struct Row {
+    /// Its chunk (an index into [`Whole::chunks`]).
+    chunk: u32,
+    /// Its entry in that chunk's `by_part`.
+    entry: u32,
+    /// The entry's key (copied here: a probe compares it without reading
+    /// the entry).
+    key: Span,
+    /// Entries of a batch are counted in `u32`s ([`super::Entry::seq`]).
+    count: u32,
+}
+
+/// One partition: the index of its rows, and the rows in the order they
+/// were added (the order of first occurrence).
+#[derive(Default)]
+struct Index {
+    slots: Slots,
+    rows: Vec<Row>,
+}
+
+/// A chunk's bytes and its arena, which its spans point into.
+type View<'a> = (&'a [u8], &'a [u8]);
+
+/// A partition's rows as [`write_by_origin`] reads them.
+struct Rows<'a> {
+    rows: &'a [Row],
+    chunks: &'a [Chunk],
+    views: &'a [View<'a>],
+}
+
+impl Rows<'_> {
+    fn entry(&self, r: &Row) -> &super::Entry {
+        &self.chunks[r.chunk as usize].bufs.by_part[r.entry as usize]
+    }
+
+    fn get(&self, r: &Row, s: Span) -> &[u8] {
+        let (data, arena) = self.views[r.chunk as usize];
+        s.get(data, arena)
+    }
+}
+
+impl Added for Rows<'_> {
+    fn added(&self) -> usize {
+        self.rows.len()
+    }
+
+    #[inline]
+    fn prefetch_head(&self, i: usize) {
+        let r = &self.rows[i];
+        prefetch(self.entry(r));
+        prefetch_bytes(self.get(r, r.key));
+    }
+
+    #[inline]
+    fn prefetch_rest(&self, i: usize) {
+        let r = &self.rows[i];
+        let e = self.entry(r);
+        if e.example.off != r.key.off || e.example.len != r.key.len {
+            prefetch_bytes(self.get(r, e.example));
+        }
+    }
+}
+
+impl Whole {
+    pub(super) fn new(batch: Batch, chunks: Vec<Chunk>) -> Self {
+        Whole { batch, chunks }
+    }
+
+    pub(super) fn into_parts(self) -> (Batch, Vec<Chunk>) {
+        (self.batch, self.chunks)
+    }
+
+    /// Merge the chunks (partitions in parallel, chunks in order, as
+    /// [`super::Table::merge`] does), then write the rows in order of
+    /// first occurrence; the number of rows.
+    pub(super) fn write(
+        self,
+        columns: &[Field],
+        show_surt: bool,
+        names: &[Vec<u8>],
+        out: &mut (dyn FnMut(&[u8]) -> Result<(), Error> + Send),
+    ) -> Result<u64, Error> {
+        let Whole { batch, chunks } = &self;
+        let views: Vec<View> = chunks
+            .iter()
+            .map(|c| (&batch.data[c.range.clone()], &c.bufs.arena[..]))
+            .collect();
+        let mut index: Vec<Index> = (0..PARTS).map(|_| Index::default()).collect();
+        index.par_iter_mut().enumerate().for_each(|(p, ix)| {
+            for (ci, c) in chunks.iter().enumerate() {
+                let (data, arena) = views[ci];
+                let start = c.part_start[p] as usize;
+                let es = &c.bufs.by_part[start..c.part_start[p + 1] as usize];
+                for (n, e) in es.iter().enumerate() {
+                    // As in the arena table's merge, asked for ahead: the
+                    // home slot, then the row a probe will compare.
+                    if let Some(f) = es.get(n + 8) {
+                        ix.slots.prefetch(f.hash);
+                    }
+                    if let Some(f) = es.get(n + 4) {
+                        if let Some(at) = ix.slots.peek(f.hash) {
+                            if let Some(r) = ix.rows.get(at as usize) {
+                                let (d, a) = views[r.chunk as usize];
+                                prefetch_bytes(r.key.get(d, a));
+                            }
+                        }
+                    }
+                    let key = e.key.get(data, arena);
+                    let rows = &ix.rows;
+                    let found = ix.slots.find(e.hash, |at| {
+                        let r = &rows[at as usize];
+                        let (d, a) = views[r.chunk as usize];
+                        r.key.get(d, a) == key
+                    });
+                    match found {
+                        Ok((_, at)) => ix.rows[at as usize].count += 1,
+                        Err(vacant) => {
+                            let at = ix.rows.len() as u32;
+                            ix.rows.push(Row {
+                                chunk: ci as u32,
+                                entry: (start + n) as u32,
+                                key: e.key,
+                                count: 1,
+                            });
+                            ix.slots.fill(vacant, e.hash, at);
+                            c.bufs.fresh[e.seq as usize].store(p as u8 + 1, Relaxed);
+                        }
+                    }
+                }
+            }
+        });
+        let mut tape = Vec::new();
+        tape_of(chunks, &mut tape);
+        for ix in &mut index {
+            // The output needs the rows alone.
+            ix.slots = Slots::default();
+        }
+        let parts: Vec<Rows> = index
+            .iter()
+            .map(|ix| Rows {
+                rows: &ix.rows,
+                chunks,
+                views: &views,
+            })
+            .collect();
+        let format = |t: &mut Vec<u8>, p: &Rows, i: usize| {
+            let r = &p.rows[i];
+            let c = &chunks[r.chunk as usize];
+            let e = p.entry(r);
+            let key = p.get(r, r.key);
+            format_row(
+                t,
+                columns,
+                &shown(show_surt, key, None),
+                u64::from(r.count),
+                &names[c.file as usize],
+                c.first_line + e.line,
+                p.get(r, e.example),
+            );
+        };
+        write_by_origin(&parts, &tape, piece_rows(tape.len()), format, out)
+    }
+}
