@@ -8,9 +8,9 @@
 //! next batch, that copy buys nothing, and for a small input it is most of
 //! the cost: on `kasztp` (48 k lines, 47 k distinct) the records' 32-byte
 //! headers and copied keys were two thirds of the run's page faults
-//! (BENCHMARKS.md §34). Here a row is 20 bytes in a partition's vector
-//! (where its key is, its entry, its count), and the batch and its chunks
-//! stay until the output is written.
+//! (BENCHMARKS.md §34). Here a row is 32 bytes in a partition's vector
+//! (where its key and example are, its line, its count), and the batch and
+//! its chunks stay until the output is written.
 //!
 //! [`super::run`] takes this way only where it gives what the arena table
 //! gives, byte for byte, summary included ([`super::Table::takes_whole`]): the
@@ -35,16 +35,17 @@ pub(super) struct Whole {
     chunks: Vec<Chunk>,
 }
 
-/// A distinct key: the first entry that had it, and how many did.
+/// A distinct key: what the output needs of the first entry that had it
+/// (copied here: neither a probe nor the output reads the entry), and how
+/// many entries did.
 #[derive(Clone, Copy)]
 struct Row {
-    /// Its chunk (an index into [`Whole::chunks`]).
-    chunk: u32,
-    /// Its entry in that chunk's `by_part`.
-    entry: u32,
-    /// The entry's key (copied here: a probe compares it without reading
-    /// the entry).
     key: Span,
+    example: Span,
+    /// The entry's line in its input.
+    line: u64,
+    /// Its chunk (an index into [`Whole::chunks`]), whose spans these are.
+    chunk: u32,
     /// Entries of a batch are counted in `u32`s ([`super::Entry::seq`]).
     count: u32,
 }
@@ -63,15 +64,10 @@ type View<'a> = (&'a [u8], &'a [u8]);
 /// A partition's rows as [`write_by_origin`] reads them.
 struct Rows<'a> {
     rows: &'a [Row],
-    chunks: &'a [Chunk],
     views: &'a [View<'a>],
 }
 
 impl Rows<'_> {
-    fn entry(&self, r: &Row) -> &super::Entry {
-        &self.chunks[r.chunk as usize].bufs.by_part[r.entry as usize]
-    }
-
     fn get(&self, r: &Row, s: Span) -> &[u8] {
         let (data, arena) = self.views[r.chunk as usize];
         s.get(data, arena)
@@ -85,17 +81,17 @@ impl Added for Rows<'_> {
 
     #[inline]
     fn prefetch_head(&self, i: usize) {
-        let r = &self.rows[i];
-        prefetch(self.entry(r));
-        prefetch_bytes(self.get(r, r.key));
+        prefetch(&self.rows[i]);
     }
 
     #[inline]
     fn prefetch_rest(&self, i: usize) {
         let r = &self.rows[i];
-        let e = self.entry(r);
-        if e.example.off != r.key.off || e.example.len != r.key.len {
-            prefetch_bytes(self.get(r, e.example));
+        let key = self.get(r, r.key);
+        prefetch_bytes(key);
+        let example = self.get(r, r.example);
+        if example.as_ptr() != key.as_ptr() {
+            prefetch_bytes(example);
         }
     }
 }
@@ -156,9 +152,10 @@ impl Whole {
                         Err(vacant) => {
                             let at = ix.rows.len() as u32;
                             ix.rows.push(Row {
-                                chunk: ci as u32,
-                                entry: (start + n) as u32,
                                 key: e.key,
+                                example: e.example,
+                                line: c.first_line + e.line,
+                                chunk: ci as u32,
                                 count: 1,
                             });
                             ix.slots.fill(vacant, e.hash, at);
@@ -178,23 +175,19 @@ impl Whole {
             .iter()
             .map(|ix| Rows {
                 rows: &ix.rows,
-                chunks,
                 views: &views,
             })
             .collect();
         let format = |t: &mut Vec<u8>, p: &Rows, i: usize| {
             let r = &p.rows[i];
-            let c = &chunks[r.chunk as usize];
-            let e = p.entry(r);
-            let key = p.get(r, r.key);
             format_row(
                 t,
                 columns,
-                &shown(show_surt, key, None),
+                &shown(show_surt, p.get(r, r.key), None),
                 u64::from(r.count),
-                &names[c.file as usize],
-                c.first_line + e.line,
-                p.get(r, e.example),
+                &names[chunks[r.chunk as usize].file as usize],
+                r.line,
+                p.get(r, r.example),
             );
         };
         write_by_origin(&parts, &tape, piece_rows(tape.len()), format, out)
