@@ -1,8 +1,10 @@
 //! The dedup engine against a naive reference: the same lines keyed one by
 //! one into a `BTreeMap` (key → count, first line, example), rows in order
-//! of first occurrence. The engine runs with a tiny memory budget (it
-//! spills after every batch), small chunks and batches, and several
-//! workers; its CSV must be exactly the reference's. A bit of the first
+//! of first occurrence. The engine runs twice: with a tiny memory budget
+//! (it spills after every batch), small chunks and batches, and several
+//! workers; and in memory, with the default batch (an input of one batch
+//! is then indexed where it is, `dedup::whole`). Its CSV must be exactly
+//! the reference's both times. A bit of the first
 //! byte chooses the output columns: all five, or `first_line,canonical`
 //! (a table without examples).
 #![no_main]
@@ -84,32 +86,42 @@ fuzz_target!(|data: &[u8]| {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("in");
     std::fs::File::create(&path).unwrap().write_all(body).unwrap();
-    let mut inputs = source::open_all(&[source::Input::Path(path)]).unwrap();
-    for o in &mut inputs {
-        o.name = "in".into();
-    }
-    let cfg = dedup::Config {
+    let spilling = dedup::Config {
         chunk_size: 64,
         batch_bytes: 256,
         memory: 1,
         max_line_bytes: max_line,
         temp_dir: Some(dir.path().to_path_buf()),
+        columns: columns.clone(),
+        pool: Some(pool()),
+        ..dedup::Config::default()
+    };
+    let in_memory = dedup::Config {
+        chunk_size: 64,
+        max_line_bytes: max_line,
         columns,
         pool: Some(pool()),
         ..dedup::Config::default()
     };
-    let mut got = Vec::new();
-    let s = dedup::run(inputs, &Format::Lines, &key, &cfg, &mut Quiet, &mut |b: &[u8]| {
-        got.extend_from_slice(b);
-        Ok(())
-    })
-    .unwrap();
-    assert_eq!(s.stats.lines, lines);
-    assert_eq!(
-        String::from_utf8_lossy(&got),
-        String::from_utf8_lossy(&want),
-        "level {level:?}, keys only {keys_only}"
-    );
+    for cfg in [spilling, in_memory] {
+        let mut inputs = source::open_all(&[source::Input::Path(path.clone())]).unwrap();
+        for o in &mut inputs {
+            o.name = "in".into();
+        }
+        let mut got = Vec::new();
+        let s = dedup::run(inputs, &Format::Lines, &key, &cfg, &mut Quiet, &mut |b: &[u8]| {
+            got.extend_from_slice(b);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(s.stats.lines, lines);
+        assert_eq!(
+            String::from_utf8_lossy(&got),
+            String::from_utf8_lossy(&want),
+            "level {level:?}, keys only {keys_only}, memory {}",
+            cfg.memory
+        );
+    }
 });
 
 fn memchr_nl(b: &[u8]) -> Option<usize> {
