@@ -1246,7 +1246,9 @@ impl Table {
     /// bytes of new records, 8 KiB of first slots, and per row at most 8
     /// bytes of `recs` and 2 of tape (both doubling) and 43 of slots (at
     /// most 3/4 full, doubling): under 64 ([`Table::bytes`]). A tight
-    /// `--memory` thus still spills (tests rely on that).
+    /// `--memory` thus still spills (tests rely on that). The batch has
+    /// fewer than `u32::MAX` entries: `whole` counts them, and numbers its
+    /// rows, in `u32`s.
     fn takes_whole(&self, chunks: &[Chunk]) -> bool {
         if !self.may_take_whole
             || self.order != Order::First
@@ -1257,6 +1259,9 @@ impl Table {
             return false;
         }
         let rows: u64 = chunks.iter().map(|c| c.bufs.by_part.len() as u64).sum();
+        if rows >= u64::from(u32::MAX) {
+            return false;
+        }
         let arena: u64 = (0..PARTS)
             .map(|p| {
                 let bytes: u64 = chunks.iter().map(|c| c.part_bytes[p]).sum();
@@ -2330,9 +2335,10 @@ mod tests {
         assert_eq!(part.arena.blocks.len(), 3);
     }
 
-    /// Dedup the inputs `texts` as `format` with `cfg`, on 1 or 3 workers,
-    /// through [`whole`] or not (`take`), the reader taken to have ended
-    /// after every batch (`assume`): CSV, summary and batches kept.
+    /// Dedup the inputs `texts` as `format` with `cfg` (whose pool is the
+    /// workers), through [`whole`] or not (`take`), the reader taken to
+    /// have ended after every batch (`assume`): CSV, summary and batches
+    /// kept.
     fn run_way(
         texts: &[&'static [u8]],
         format: &Format,

@@ -29,7 +29,7 @@ use super::{
 };
 use crate::batch::slots::{prefetch, prefetch_bytes, Slots};
 
-/// The batch, its keyed chunks, and (once merged) the rows.
+/// The input's only batch and its keyed chunks, not merged yet.
 pub(super) struct Whole {
     batch: Batch,
     chunks: Vec<Chunk>,
@@ -46,7 +46,8 @@ struct Row {
     line: u64,
     /// Its chunk (an index into [`Whole::chunks`]), whose spans these are.
     chunk: u32,
-    /// Entries of a batch are counted in `u32`s ([`super::Entry::seq`]).
+    /// At most the batch's entries, fewer than `u32::MAX`
+    /// ([`super::Table::takes_whole`]).
     count: u32,
 }
 
@@ -130,11 +131,10 @@ impl Whole {
                     // The home slot is asked for ahead, as in the arena
                     // table's merge, but not the row a probe will compare
                     // (nor the probe's key): at one batch's size those
-                    // asks cost 4-8 % more than they saved (§34).
+                    // asks cost more than they saved (5-7 %, §34).
                     if let Some(f) = es.get(n + 8) {
                         ix.slots.prefetch(f.hash);
                     }
-
                     let key = e.key.get(data, arena);
                     let rows = &ix.rows;
                     let found = ix.slots.find(e.hash, |at| {
