@@ -1086,8 +1086,9 @@ impl<R: Read> BatchReader<R> {
                 // interrupts every core that runs a worker to flush its
                 // TLB. The room comes zeroed from `calloc`, whose fresh
                 // `mmap` pages are the kernel's zeroed pages: `read` needs
-                // initialised memory, and zeroing it here once more cost
-                // about 1.5 % of a small input's run (BENCHMARKS.md §34).
+                // initialised memory, and zeroing it here once more (in
+                // reads kept small to bound that) cost 6-9 % of a small
+                // input's CPU (BENCHMARKS.md §34).
                 // A buffer of an earlier batch is zeroed as far as it held.
                 let room = self.target.saturating_add(1 << 20);
                 if self.buf.capacity() < room {
