@@ -86,22 +86,18 @@ fuzz_target!(|data: &[u8]| {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("in");
     std::fs::File::create(&path).unwrap().write_all(body).unwrap();
-    let spilling = dedup::Config {
-        chunk_size: 64,
-        batch_bytes: 256,
-        memory: 1,
-        max_line_bytes: max_line,
-        temp_dir: Some(dir.path().to_path_buf()),
-        columns: columns.clone(),
-        pool: Some(pool()),
-        ..dedup::Config::default()
-    };
     let in_memory = dedup::Config {
         chunk_size: 64,
         max_line_bytes: max_line,
         columns,
         pool: Some(pool()),
         ..dedup::Config::default()
+    };
+    let spilling = dedup::Config {
+        batch_bytes: 256,
+        memory: 1,
+        temp_dir: Some(dir.path().to_path_buf()),
+        ..in_memory.clone()
     };
     for cfg in [spilling, in_memory] {
         let mut inputs = source::open_all(&[source::Input::Path(path.clone())]).unwrap();

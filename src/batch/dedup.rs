@@ -329,25 +329,6 @@ pub fn run(
     let mut layout: Option<Layout> = None;
     let mut cdx: Option<CdxLayout> = None;
     let mut lines = LineNumbers::default();
-    // A batch into the table: spilled first if it does not fit, spilled
-    // after if the table passes its budget.
-    let merge = |table: &mut Table, batch: &Batch, chunks: &[Chunk]| {
-        if !table.room_for(chunks) {
-            cfg.on_pool(|| table.spill())?;
-            if !table.room_for(chunks) {
-                return Err(Error::msg(format!(
-                    "a batch of {} bytes holds more keys than one partition can \
-                     index (a smaller batch would fit)",
-                    batch.bytes
-                )));
-            }
-        }
-        cfg.on_pool(|| table.merge(batch, chunks));
-        if table.bytes() > table.memory {
-            cfg.on_pool(|| table.spill())?;
-        }
-        Ok(())
-    };
     for_each_batch(
         inputs,
         format,
@@ -370,7 +351,7 @@ pub fn run(
                 // (only a test says that the reader has ended without
                 // asking it): the kept one is merged first, as any other.
                 let (kept, chunks) = kept.into_parts();
-                merge(&mut table, &kept, &chunks)?;
+                table.add(cfg, &kept, &chunks)?;
                 spares.keep(chunks);
             }
             let mut chunks = cfg.on_pool(|| {
@@ -399,7 +380,7 @@ pub fn run(
             // find that it has ended.
             let whole = table.takes_whole(&chunks) && ended(upcoming);
             if !whole {
-                merge(&mut table, &batch, &chunks)?;
+                table.add(cfg, &batch, &chunks)?;
             }
             for c in &chunks {
                 stats.add(&c.stats);
@@ -1271,6 +1252,27 @@ impl Table {
         arena + 64 * rows + PARTS as u64 * (16 << 10) <= self.memory as u64
     }
 
+    /// A batch into the table ([`Table::merge`] on the workers): spilled
+    /// first if it does not fit, spilled after if the table passes its
+    /// budget.
+    fn add(&mut self, cfg: &Config, batch: &Batch, chunks: &[Chunk]) -> Result<(), Error> {
+        if !self.room_for(chunks) {
+            cfg.on_pool(|| self.spill())?;
+            if !self.room_for(chunks) {
+                return Err(Error::msg(format!(
+                    "a batch of {} bytes holds more keys than one partition can \
+                     index (a smaller batch would fit)",
+                    batch.bytes
+                )));
+            }
+        }
+        cfg.on_pool(|| self.merge(batch, chunks));
+        if self.bytes() > self.memory {
+            cfg.on_pool(|| self.spill())?;
+        }
+        Ok(())
+    }
+
     /// Merge a batch's chunks, partitions in parallel, chunks in order.
     fn merge(&mut self, batch: &Batch, chunks: &[Chunk]) {
         let taped = self.tape.is_some();
@@ -1430,15 +1432,11 @@ impl Table {
             })
             .collect();
         let names = &names[..];
-        if let Some(whole) = self.whole.take() {
-            let unique = whole.write(self.columns.fields(), self.show_surt, names, out)?;
-            return Ok(Summary {
-                unique,
-                ..Summary::default()
-            });
-        }
         if self.spill.is_none() {
-            let unique = self.write_in_memory(names, out)?;
+            let unique = match self.whole.take() {
+                Some(whole) => whole.write(self.columns.fields(), self.show_surt, names, out)?,
+                None => self.write_in_memory(names, out)?,
+            };
             return Ok(Summary {
                 unique,
                 ..Summary::default()

@@ -1080,26 +1080,23 @@ impl<R: Read> BatchReader<R> {
             let old = self.len;
             // 64 KiB to 1 MiB per read.
             let want = self.target.saturating_sub(old).clamp(64 << 10, 1 << 20);
+            // The whole batch's room at once: a buffer grown step by step
+            // is moved (`mremap`) as it doubles, and each move interrupts
+            // every core that runs a worker to flush its TLB. The room
+            // comes zeroed from `calloc`, whose fresh `mmap` pages are the
+            // kernel's zeroed pages: `read` needs initialised memory, and
+            // zeroing it here once more (in reads kept small to bound
+            // that) cost 6-9 % of a small input's CPU (BENCHMARKS.md §34).
+            let room = self.target.saturating_add(1 << 20);
+            if self.buf.len() < old + want && self.buf.capacity() < room {
+                let mut fresh = vec![0u8; room.max(old + want)];
+                huge_pages(&mut fresh);
+                fresh[..old].copy_from_slice(&self.buf[..old]);
+                release(std::mem::replace(&mut self.buf, fresh));
+            }
+            // A buffer of an earlier batch is zeroed as far as it held.
             if self.buf.len() < old + want {
-                // The whole batch's room at once: a buffer grown step by
-                // step is moved (`mremap`) as it doubles, and each move
-                // interrupts every core that runs a worker to flush its
-                // TLB. The room comes zeroed from `calloc`, whose fresh
-                // `mmap` pages are the kernel's zeroed pages: `read` needs
-                // initialised memory, and zeroing it here once more (in
-                // reads kept small to bound that) cost 6-9 % of a small
-                // input's CPU (BENCHMARKS.md §34).
-                // A buffer of an earlier batch is zeroed as far as it held.
-                let room = self.target.saturating_add(1 << 20);
-                if self.buf.capacity() < room {
-                    let mut fresh = vec![0u8; room.max(old + want)];
-                    huge_pages(&mut fresh);
-                    fresh[..old].copy_from_slice(&self.buf[..old]);
-                    release(std::mem::replace(&mut self.buf, fresh));
-                }
-                if self.buf.len() < old + want {
-                    self.buf.resize(old + want, 0);
-                }
+                self.buf.resize(old + want, 0);
             }
             let n = loop {
                 match self.r.read(&mut self.buf[old..old + want]) {
