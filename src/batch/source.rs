@@ -171,6 +171,10 @@ impl Column {
 pub struct Opened {
     pub name: String,
     reader: Box<dyn Read + Send>,
+    /// The length of a regular file when it was opened: the reader sizes a
+    /// small input's buffer to it ([`BatchReader::sized`]). A hint only (a
+    /// file may grow or shrink while it is read).
+    size: Option<u64>,
 }
 
 impl Opened {
@@ -180,6 +184,7 @@ impl Opened {
         Opened {
             name: name.into(),
             reader,
+            size: None,
         }
     }
 }
@@ -189,16 +194,19 @@ pub fn open_all(inputs: &[Input]) -> Result<Vec<Opened>, Error> {
     inputs
         .iter()
         .map(|input| {
-            let reader: Box<dyn Read + Send> = match input {
-                Input::Stdin => Box::new(io::stdin()),
-                Input::Path(p) => Box::new(
-                    File::open(p)
-                        .map_err(|e| Error::io(format!("cannot open {}", p.display()), &e))?,
-                ),
+            let (reader, size): (Box<dyn Read + Send>, _) = match input {
+                Input::Stdin => (Box::new(io::stdin()), None),
+                Input::Path(p) => {
+                    let f = File::open(p)
+                        .map_err(|e| Error::io(format!("cannot open {}", p.display()), &e))?;
+                    let size = f.metadata().ok().filter(|m| m.is_file()).map(|m| m.len());
+                    (Box::new(f), size)
+                }
             };
             Ok(Opened {
                 name: input.name(),
                 reader,
+                size,
             })
         })
         .collect()
@@ -434,12 +442,17 @@ fn read_input(
     tx: &mpsc::SyncSender<Result<Item, Error>>,
 ) -> Result<bool, Error> {
     let name = opened.name.clone();
-    let (stream, charset) = open_stream(opened, charset)?;
+    let Stream {
+        reader: stream,
+        charset,
+        size,
+    } = open_sized(opened, charset)?;
     let send = |item: Item| tx.send(Ok(item)).is_ok();
     match format {
         Format::Lines | Format::Cdx(_) => {
             let mut reader = BatchReader::new(stream, batch_bytes, max_line)
-                .reusing(spare.take().unwrap_or_default());
+                .reusing(spare.take().unwrap_or_default())
+                .sized(size);
             let read_err = |e: io::Error| Error::io(format!("cannot read {name}"), &e);
             let first = reader.next_batch().map_err(read_err)?;
             let mut skipped_lines = 0u64;
@@ -669,20 +682,44 @@ pub fn open_stream(
     input: Opened,
     charset: Option<Charset>,
 ) -> Result<(Box<dyn Read + Send>, Option<Charset>), Error> {
+    open_sized(input, charset).map(|s| (s.reader, s.charset))
+}
+
+/// An input as [`open_stream`] gives it, and the number of bytes it will
+/// give if that is known.
+struct Stream {
+    reader: Box<dyn Read + Send>,
+    charset: Option<Charset>,
+    /// A regular file's length, when it is read as it is (neither
+    /// decompressed nor transcoded); a hint ([`BatchReader::sized`]).
+    size: Option<u64>,
+}
+
+/// [`open_stream`], with the stream's size if it is known.
+fn open_sized(input: Opened, charset: Option<Charset>) -> Result<Stream, Error> {
     let name = input.name;
     let err = |e: io::Error| Error::io(format!("cannot read {name}"), &e);
     let mut r = input.reader;
     let head = peek(&mut r, 4).map_err(err)?;
     let c = decode::detect_compression(&head);
+    let size = input.size.filter(|_| c == decode::Compression::None);
     let r = io::Cursor::new(head).chain(r);
     let mut r = decompress_reader(r, c).map_err(err)?;
     let head = peek(&mut r, 4).map_err(err)?;
     if let Some(enc) = utf16_of(&head, charset) {
         let r = io::Cursor::new(head).chain(r);
-        return Ok((Box::new(Utf16Reader::new(r, enc)), None));
+        return Ok(Stream {
+            reader: Box::new(Utf16Reader::new(r, enc)),
+            charset: None,
+            size: None,
+        });
     }
-    let cs = line_charset(&head, charset);
-    Ok((Box::new(io::Cursor::new(head).chain(r)), cs))
+    let charset = line_charset(&head, charset);
+    Ok(Stream {
+        reader: Box::new(io::Cursor::new(head).chain(r)),
+        charset,
+        size,
+    })
 }
 
 /// Transcodes a UTF-16LE/BE stream to UTF-8 as it is read (a leading BOM is
@@ -1025,6 +1062,8 @@ pub struct BatchReader<R> {
     skipping: bool,
     eof: bool,
     first: bool,
+    /// The bytes the stream is expected still to give ([`BatchReader::sized`]).
+    rest: Option<u64>,
 }
 
 impl<R> Drop for BatchReader<R> {
@@ -1045,7 +1084,19 @@ impl<R: Read> BatchReader<R> {
             skipping: false,
             eof: false,
             first: true,
+            rest: None,
         }
+    }
+
+    /// The same, told that the stream holds `size` bytes (a regular file's
+    /// length; `None`: not known). An input smaller than a batch then gets
+    /// a buffer of its size, zeroed by `calloc`: in a fresh process those
+    /// are the kernel's zero pages, not written over once more before each
+    /// `read`, and read into 1 MiB at a time (BENCHMARKS.md §35). A hint
+    /// only: a stream longer or shorter than said is read as any other.
+    pub fn sized(mut self, size: Option<u64>) -> Self {
+        self.rest = size;
+        self
     }
 
     /// The same, reading into `buf` (a buffer of an earlier batch, whose
@@ -1078,19 +1129,37 @@ impl<R: Read> BatchReader<R> {
                 return Ok(Some(&self.buf[..self.len]));
             }
             let old = self.len;
-            // At most 1 MiB per read. Space the buffer has not had yet must
-            // be zeroed first: there, read no more than the batch holds
-            // already (from 64 KiB), so a small input zeroes ~64 KiB, not
-            // 1 MiB of fresh memory (BENCHMARKS.md §29).
-            let fresh = self.buf.len() < old + (1 << 20);
-            let most = if fresh { old.max(64 * 1024) } else { 1 << 20 };
-            let want = self.target.saturating_sub(old).clamp(64 * 1024, most);
+            let room = self.target.saturating_add(1 << 20);
+            // A stream known to end within this batch gets its bytes and
+            // 64 KiB to find the end in, zeroed at once (`calloc`), unless
+            // the buffer has that room already.
+            let sized = self
+                .rest
+                .and_then(|rest| usize::try_from(rest).ok())
+                .map(|rest| old.saturating_add(rest).saturating_add(64 << 10))
+                .filter(|&end| end < room && end > self.buf.capacity());
+            if let Some(end) = sized {
+                let mut fresh = vec![0u8; end];
+                huge_pages(&mut fresh);
+                fresh[..old].copy_from_slice(&self.buf[..old]);
+                release(std::mem::replace(&mut self.buf, fresh));
+            }
+            // At most 1 MiB per read, into space zeroed already where the
+            // buffer has 64 KiB of it. Space it has not had yet must be
+            // zeroed first: there, read no more than the batch holds
+            // already (from 64 KiB), so a small input of unknown size
+            // zeroes ~64 KiB, not 1 MiB of fresh memory (BENCHMARKS.md §29).
+            let most = match self.buf.len() - old {
+                z if z >= 1 << 20 => 1 << 20,
+                z if z >= 64 << 10 => z,
+                _ => old.max(64 << 10),
+            };
+            let want = self.target.saturating_sub(old).clamp(64 << 10, most);
             if self.buf.len() < old + want {
                 // The whole batch's room at once: a buffer grown step by
                 // step is moved (`mremap`) as it doubles, and each move
                 // interrupts every core that runs a worker to flush its
                 // TLB.
-                let room = self.target.saturating_add(1 << 20);
                 if self.buf.capacity() < room {
                     self.buf.reserve_exact(room - self.buf.len());
                     huge_pages(self.buf.spare_capacity_mut());
@@ -1105,6 +1174,7 @@ impl<R: Read> BatchReader<R> {
                 }
             };
             self.len = old + n;
+            self.rest = self.rest.map(|r| r.saturating_sub(n as u64));
             if n == 0 {
                 self.eof = true;
                 continue;
@@ -1314,7 +1384,27 @@ mod tests {
     /// `read_input` does) with the reader going on in a used buffer whose
     /// old bytes are garbage.
     fn batches(data: &[u8], step: usize, target: usize, max: usize) -> Vec<u8> {
-        let mut r = BatchReader::new(Trickle(data, step), target, max);
+        let out = sized_batches(data, step, (target, max), None);
+        // The same with the stream's size told, right or wrong (a file
+        // that grew or shrank after its length was taken).
+        let len = data.len() as u64;
+        for size in [0, 1, len / 2, len, len + 1, 3 * len, u64::MAX] {
+            assert_eq!(
+                sized_batches(data, step, (target, max), Some(size)),
+                out,
+                "size {size}"
+            );
+        }
+        out
+    }
+
+    fn sized_batches(
+        data: &[u8],
+        step: usize,
+        (target, max): (usize, usize),
+        size: Option<u64>,
+    ) -> Vec<u8> {
+        let mut r = BatchReader::new(Trickle(data, step), target, max).sized(size);
         let mut out = Vec::new();
         let mut spare = vec![vec![b'Z'; 64], Vec::new(), vec![b'Z'; 3]];
         let mut n = 0;
@@ -1370,6 +1460,88 @@ mod tests {
             self.0 = &self.0[n..];
             Ok(n)
         }
+    }
+
+    /// A reader of its bytes that records where and how much each `read`
+    /// asked for.
+    struct At<'a>(&'a [u8], Vec<(usize, usize)>);
+    impl Read for At<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            self.1.push((buf.as_ptr() as usize, buf.len()));
+            let n = buf.len().min(self.0.len());
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn a_stream_of_known_size_is_read_into_a_room_of_its_size() {
+        // Reads go 1 MiB at a time into one room, never grown, that holds
+        // what is left of the stream and 64 KiB to find its end in.
+        fn read_in_one_room(r: &mut BatchReader<At<'_>>, data: &[u8], left: usize) {
+            r.r.1.clear();
+            let mut out = Vec::new();
+            while let Some(b) = r.next_batch().unwrap() {
+                out.extend_from_slice(b);
+            }
+            assert_eq!(out, data);
+            let (base, room) = (r.buf.as_ptr() as usize, r.buf.capacity());
+            assert!(
+                room >= left + (64 << 10) && room < left + (1 << 20),
+                "{room}"
+            );
+            let asked = &r.r.1;
+            assert_eq!(asked[0].1, 1 << 20, "{asked:?}");
+            for &(at, n) in asked {
+                assert!((64 << 10..=1 << 20).contains(&n), "{asked:?}");
+                assert!(at >= base && at + n <= base + room, "{asked:?}");
+            }
+        }
+        // 2.5 MiB in batches of 8 MiB: one room of its size.
+        let data: Vec<u8> = b"http://a.example/abcdefghijklmn\n".repeat(5 << 19 >> 5);
+        let size = Some(data.len() as u64);
+        let mut r = BatchReader::new(At(&data, Vec::new()), 8 << 20, 1000).sized(size);
+        read_in_one_room(&mut r, &data, data.len());
+        // The same in batches of 1 MiB: the first batch's room is the
+        // usual one (2 MiB); the reader goes on in a new buffer, sized to
+        // what is left.
+        let mut r = BatchReader::new(At(&data, Vec::new()), 1 << 20, 1000).sized(size);
+        r.next_batch().unwrap().unwrap();
+        assert!(r.buf.capacity() >= (1 << 20) + (1 << 20));
+        let first = r.take_batch(Vec::new());
+        read_in_one_room(&mut r, &data[first.len()..], data.len() - first.len());
+    }
+
+    #[test]
+    fn only_a_plain_regular_file_tells_its_size() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = b"http://a.example/\n".repeat(100);
+        let plain = dir.path().join("a.txt");
+        std::fs::write(&plain, &text).unwrap();
+        let gz = dir.path().join("a.txt.gz");
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        io::Write::write_all(&mut enc, &text).unwrap();
+        std::fs::write(&gz, enc.finish().unwrap()).unwrap();
+        let utf16 = dir.path().join("a16.txt");
+        let wide: Vec<u8> = [0xFF, 0xFE]
+            .into_iter()
+            .chain(text.iter().flat_map(|&b| [b, 0]))
+            .collect();
+        std::fs::write(&utf16, wide).unwrap();
+        let size = |p: &std::path::Path| {
+            let opened = open_all(&[Input::Path(p.to_path_buf())]).unwrap();
+            let mut s = open_sized(opened.into_iter().next().unwrap(), None).unwrap();
+            let mut got = Vec::new();
+            s.reader.read_to_end(&mut got).unwrap();
+            assert_eq!(got, text);
+            s.size
+        };
+        assert_eq!(size(&plain), Some(text.len() as u64));
+        assert_eq!(size(&gz), None);
+        assert_eq!(size(&utf16), None);
+        let given = Opened::from_reader("-", Box::new(io::Cursor::new(text.clone())));
+        assert_eq!(open_sized(given, None).unwrap().size, None);
     }
 
     #[test]
