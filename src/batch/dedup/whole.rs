@@ -123,6 +123,9 @@ impl Whole {
             .collect();
         let mut index: Vec<Index> = (0..PARTS).map(|_| Index::default()).collect();
         index.par_iter_mut().enumerate().for_each(|(p, ix)| {
+            // At most a row per entry: room made once, not grown by copies.
+            let entries = chunks.iter().map(|c| c.part_start[p + 1] - c.part_start[p]);
+            ix.rows.reserve_exact(entries.map(|n| n as usize).sum());
             for (ci, c) in chunks.iter().enumerate() {
                 let (data, arena) = views[ci];
                 let start = c.part_start[p] as usize;
