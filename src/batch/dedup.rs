@@ -444,18 +444,41 @@ impl Span {
     }
 }
 
-/// A key of a chunk (one per accepted line, or per item of a line).
-#[derive(Clone, Copy, Default)]
+/// A key of a chunk (one per accepted line, or per item of a line), as
+/// the chunk's lines are keyed.
+#[derive(Clone, Copy)]
 struct Entry {
     hash: u64,
     key: Span,
     example: Span,
     /// 1-based line, counted from its chunk's [`Chunk::first_line`].
-    line: u64,
+    line: u32,
+    item: u32,
+}
+
+/// An [`Entry`] grouped with its partition's ([`ChunkBufs::by_part`]), as
+/// the merge reads it. The partition is where it is, so of the hash only
+/// the 32 bits that a slot table uses ([`Slots`]) are kept: 32 bytes, not
+/// 40 (each entry is written, then read by the merge, past the caches).
+#[derive(Clone, Copy, Default)]
+struct Keyed {
+    key: Span,
+    example: Span,
+    /// The low 32 bits of the key's hash.
+    tag: u32,
+    line: u32,
     item: u32,
     /// Its place among the chunk's entries in input order (the index of
-    /// its `fresh` flag once the entries are grouped by partition).
+    /// its `fresh` flag).
     seq: u32,
+}
+
+impl Keyed {
+    /// The hash, as far as a slot table reads it.
+    #[inline]
+    fn hash(&self) -> u64 {
+        u64::from(self.tag)
+    }
 }
 
 /// The keys of one chunk of a batch.
@@ -464,10 +487,10 @@ struct Chunk {
     /// The chunk's bytes in the batch (lines; empty for records).
     range: std::ops::Range<usize>,
     /// The 0-based number of the chunk's first line in its input (the
-    /// lines before it), to which its entries' 1-based lines are added (0
-    /// for records, whose lines are the input's). Set once the batch's
-    /// chunks are keyed and have counted their lines
-    /// ([`LineNumbers::chunks`]).
+    /// lines before it), to which its entries' 1-based lines are added.
+    /// For lines, set once the batch's chunks are keyed and have counted
+    /// their lines ([`LineNumbers::chunks`]); for records, the line before
+    /// the chunk's first record (records know their lines).
     first_line: u64,
     bufs: ChunkBufs,
     /// Where each partition's entries start in `bufs.by_part`.
@@ -493,7 +516,7 @@ struct ChunkBufs {
     /// `by_part[part_start[p]..part_start[p + 1]]` ([`Chunk::part_start`]).
     /// The merge of a partition reads its entries in a row, not gathered
     /// from all over the chunk.
-    by_part: Vec<Entry>,
+    by_part: Vec<Keyed>,
     /// Per entry: 1 + the partition where it made a new row, else 0
     /// (written and read by [`Table::merge`], for [`Table::tape`]; empty
     /// when the output is not in first-occurrence order).
@@ -583,7 +606,7 @@ impl<'a> ChunkBuilder<'a> {
     }
 
     /// One occurrence of `key` with `example` at `line`, `item`. False if a
-    /// length would overflow (the line is rejected).
+    /// length or the line would overflow (the line is rejected).
     #[inline]
     fn insert(
         &mut self,
@@ -593,6 +616,9 @@ impl<'a> ChunkBuilder<'a> {
         line: u64,
         item: u32,
     ) -> bool {
+        let Ok(line) = u32::try_from(line) else {
+            return false;
+        };
         let hash = key_hash(self.hasher, key);
         let Some(k) = self.span(key) else {
             return false;
@@ -613,7 +639,6 @@ impl<'a> ChunkBuilder<'a> {
             example: ex,
             line,
             item,
-            seq: 0,
         });
         true
     }
@@ -635,12 +660,14 @@ impl<'a> ChunkBuilder<'a> {
         }
     }
 
+    /// The chunk, its entries grouped by partition; `first_line` as in
+    /// [`Chunk::first_line`] (0 for lines: set once the batch is keyed).
     fn finish(
         self,
         spares: &Spares,
         order: Order,
         file: u32,
-        range: std::ops::Range<usize>,
+        (range, first_line): (std::ops::Range<usize>, u64),
         stats: Stats,
         rejects: Vec<Reject>,
     ) -> Chunk {
@@ -663,12 +690,16 @@ impl<'a> ChunkBuilder<'a> {
             part_start[p + 1] += part_start[p];
         }
         let mut fill = part_start.clone();
-        by_part.resize(entries.len(), Entry::default());
+        by_part.resize(entries.len(), Keyed::default());
         for (i, e) in entries.iter().enumerate() {
             let p = part_of(e.hash);
-            by_part[fill[p] as usize] = Entry {
+            by_part[fill[p] as usize] = Keyed {
+                key: e.key,
+                example: e.example,
+                tag: e.hash as u32,
+                line: e.line,
+                item: e.item,
                 seq: i as u32,
-                ..*e
             };
             fill[p] += 1;
         }
@@ -679,7 +710,7 @@ impl<'a> ChunkBuilder<'a> {
         Chunk {
             file,
             range,
-            first_line: 0,
+            first_line,
             bufs,
             part_start,
             part_bytes,
@@ -721,13 +752,17 @@ fn key_batch(
                 };
                 let mut stats = Stats::default();
                 let mut rejects = Vec::new();
+                // Lines counted from the chunk's first record's, as a
+                // chunk of lines counts them (an entry holds 32 bits).
+                let first = recs.first().map_or(0, |r| r.line.saturating_sub(1));
                 for r in *recs {
                     stats.lines += 1;
                     match super::line::record_key(r, layout, cfg.max_line_bytes, batch.charset, key)
                     {
                         super::line::RecordKey::Blank => stats.blank += 1,
                         super::line::RecordKey::Key { key: k, example } => {
-                            if b.add(&k, cfg.split_spaces, example.as_bytes(), r.line) {
+                            let line = r.line - first;
+                            if b.add(&k, cfg.split_spaces, example.as_bytes(), line) {
                                 stats.accepted += 1;
                             } else {
                                 stats.rejected += 1;
@@ -748,7 +783,7 @@ fn key_batch(
                         }
                     }
                 }
-                b.finish(spares, cfg.order, file, 0..0, stats, rejects)
+                b.finish(spares, cfg.order, file, (0..0, first), stats, rejects)
             })
             .collect();
     }
@@ -810,7 +845,7 @@ fn key_batch(
                     reason,
                 });
             });
-            b.finish(spares, cfg.order, file, range, stats, rejects)
+            b.finish(spares, cfg.order, file, (range, 0), stats, rejects)
         })
         .collect()
 }
@@ -1300,16 +1335,16 @@ impl Table {
                         if x.as_ptr() != k.as_ptr() {
                             prefetch_bytes(x);
                         }
-                        part.table.prefetch(f.hash);
+                        part.table.prefetch(f.hash());
                     }
                     if let Some(f) = es.get(n + 4) {
-                        part.prefetch_row(f.hash, (f.key.len & !ARENA) as usize);
+                        part.prefetch_row(f.hash(), (f.key.len & !ARENA) as usize);
                     }
                     let new = part.add(
-                        e.hash,
+                        e.hash(),
                         e.key.get(data, arena),
                         e.example.get(data, arena),
-                        (c.file, c.first_line + e.line, e.item),
+                        (c.file, c.first_line + u64::from(e.line), e.item),
                         1,
                     );
                     if new && taped {

@@ -136,11 +136,11 @@ impl Whole {
                     // (nor the probe's key): at one batch's size those
                     // asks cost more than they saved (5-7 %, §34).
                     if let Some(f) = es.get(n + 8) {
-                        ix.slots.prefetch(f.hash);
+                        ix.slots.prefetch(f.hash());
                     }
                     let key = e.key.get(data, arena);
                     let rows = &ix.rows;
-                    let found = ix.slots.find(e.hash, |at| {
+                    let found = ix.slots.find(e.hash(), |at| {
                         let r = &rows[at as usize];
                         let (d, a) = views[r.chunk as usize];
                         r.key.get(d, a) == key
@@ -152,11 +152,11 @@ impl Whole {
                             ix.rows.push(Row {
                                 key: e.key,
                                 example: e.example,
-                                line: c.first_line + e.line,
+                                line: c.first_line + u64::from(e.line),
                                 chunk: ci as u32,
                                 count: 1,
                             });
-                            ix.slots.fill(vacant, e.hash, at);
+                            ix.slots.fill(vacant, e.hash(), at);
                             c.bufs.fresh[e.seq as usize].store(p as u8 + 1, Relaxed);
                         }
                     }
