@@ -525,3 +525,49 @@ fn cc_10k_base_column_matches_independent_resolution() {
     assert!(compared > 9000, "{compared}");
     assert!(diffs.is_empty(), "{} differences", diffs.len());
 }
+
+/// Stdin redirected from a file (`< file`, the reader then knows how much
+/// is left) is read from where it stands, as the same bytes through a pipe
+/// are: also when a script before us read part of it.
+#[test]
+fn stdin_from_a_file_reads_what_is_left_of_it() {
+    use std::io::{Seek, SeekFrom};
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = Vec::new();
+    for i in 0..20_000 {
+        text.extend_from_slice(
+            format!("HTTP://Example.COM:80/a/./p{}?q={}\n", i % 700, i % 3).as_bytes(),
+        );
+    }
+    let path = write(dir.path(), "in.txt", &text);
+    for skip in [0, 100_000] {
+        // From the start, or from the line after byte `skip`.
+        let from = match skip {
+            0 => 0,
+            _ => skip + text[skip..].iter().position(|&b| b == b'\n').unwrap() + 1,
+        };
+        let mut f = std::fs::File::open(&path).unwrap();
+        f.seek(SeekFrom::Start(from as u64)).unwrap();
+        for cmd in ["dedup", "normalize"] {
+            let got = common::bin()
+                .args([cmd, "-q", "-"])
+                .stdin(Stdio::from(f.try_clone().unwrap()))
+                .output()
+                .unwrap();
+            assert!(
+                got.status.success(),
+                "{}",
+                String::from_utf8_lossy(&got.stderr)
+            );
+            f.seek(SeekFrom::Start(from as u64)).unwrap();
+            let (want, _) = ok(&[cmd, "-q", "-"], &text[from..]);
+            assert_eq!(
+                String::from_utf8_lossy(&got.stdout),
+                want,
+                "{cmd} from {from}"
+            );
+            assert!(want.lines().count() > 100, "{want}");
+        }
+    }
+}

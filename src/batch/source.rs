@@ -195,11 +195,11 @@ pub fn open_all(inputs: &[Input]) -> Result<Vec<Opened>, Error> {
         .iter()
         .map(|input| {
             let (reader, size): (Box<dyn Read + Send>, _) = match input {
-                Input::Stdin => (Box::new(io::stdin()), None),
+                Input::Stdin => stdin(),
                 Input::Path(p) => {
                     let f = File::open(p)
                         .map_err(|e| Error::io(format!("cannot open {}", p.display()), &e))?;
-                    let size = f.metadata().ok().filter(|m| m.is_file()).map(|m| m.len());
+                    let size = left_in(&f);
                     (Box::new(f), size)
                 }
             };
@@ -210,6 +210,36 @@ pub fn open_all(inputs: &[Input]) -> Result<Vec<Opened>, Error> {
             })
         })
         .collect()
+}
+
+/// The bytes left to read in `f` if it is a regular file: its length less
+/// where it is (`None` for a pipe, a terminal, a device).
+fn left_in(mut f: &File) -> Option<u64> {
+    use std::io::Seek;
+    let len = f.metadata().ok().filter(|m| m.is_file())?.len();
+    let at = f.stream_position().ok()?;
+    Some(len.saturating_sub(at))
+}
+
+/// Stdin as an input, and [`left_in`] it (a shell's `< file`, which a
+/// script before us may have read part of).
+///
+/// Read without `std`'s 8 KiB buffer (a duplicate of descriptor 0): the
+/// first bytes [`open_sized`] looks at would fill that buffer, and the
+/// rest of it, handed out by the next read, looked like a short read of a
+/// stream that has nothing more yet; the reader ended its first batch
+/// there, so a small input on stdin never came as one batch.
+fn stdin() -> (Box<dyn Read + Send>, Option<u64>) {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        if let Ok(fd) = io::stdin().as_fd().try_clone_to_owned() {
+            let f = File::from(fd);
+            let size = left_in(&f);
+            return (Box::new(f), size);
+        }
+    }
+    (Box::new(io::stdin()), None)
 }
 
 /// One CSV/TSV record and the 1-based physical line it starts on.
@@ -1542,6 +1572,26 @@ mod tests {
         assert_eq!(size(&utf16), None);
         let given = Opened::from_reader("-", Box::new(io::Cursor::new(text.clone())));
         assert_eq!(open_sized(given, None).unwrap().size, None);
+    }
+
+    #[test]
+    fn a_file_has_what_is_left_of_it_a_pipe_nothing() {
+        use std::io::{Seek, SeekFrom};
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.txt");
+        std::fs::write(&p, [b'x'; 1000]).unwrap();
+        let mut f = File::open(&p).unwrap();
+        assert_eq!(left_in(&f), Some(1000));
+        f.seek(SeekFrom::Start(300)).unwrap();
+        assert_eq!(left_in(&f), Some(700));
+        f.seek(SeekFrom::Start(5000)).unwrap();
+        assert_eq!(left_in(&f), Some(0));
+        #[cfg(unix)]
+        {
+            let (r, _w) = io::pipe().unwrap();
+            let r = File::from(std::os::fd::OwnedFd::from(r));
+            assert_eq!(left_in(&r), None);
+        }
     }
 
     #[test]
