@@ -171,10 +171,36 @@ impl Column {
 pub struct Opened {
     pub name: String,
     reader: Box<dyn Read + Send>,
-    /// The length of a regular file when it was opened: the reader sizes a
-    /// small input's buffer to it ([`BatchReader::sized`]). A hint only (a
-    /// file may grow or shrink while it is read).
-    size: Option<u64>,
+    origin: Origin,
+}
+
+/// Where an input's bytes come from, as far as its reader cares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Origin {
+    /// A regular file, and the bytes left in it when it was opened: the
+    /// reader sizes a small input's buffer to that ([`BatchReader::sized`];
+    /// a hint only: a file may grow or shrink while it is read), and all
+    /// of it is there ([`Pace::Whole`]).
+    File(u64),
+    /// A pipe, terminal, socket or device (its descriptor): bytes come as
+    /// they are written ([`Pace::Live`]).
+    #[cfg(unix)]
+    Live(std::os::fd::RawFd),
+    /// A reader given by the caller ([`Pace::Unknown`]).
+    Reader,
+}
+
+impl Origin {
+    /// The origin of an open file (`f` must stay open while it is read).
+    fn of(f: &File) -> Origin {
+        match left_in(f) {
+            Some(left) => Origin::File(left),
+            #[cfg(unix)]
+            None => Origin::Live(std::os::fd::AsRawFd::as_raw_fd(f)),
+            #[cfg(not(unix))]
+            None => Origin::Reader,
+        }
+    }
 }
 
 impl Opened {
@@ -184,7 +210,7 @@ impl Opened {
         Opened {
             name: name.into(),
             reader,
-            size: None,
+            origin: Origin::Reader,
         }
     }
 }
@@ -194,19 +220,19 @@ pub fn open_all(inputs: &[Input]) -> Result<Vec<Opened>, Error> {
     inputs
         .iter()
         .map(|input| {
-            let (reader, size): (Box<dyn Read + Send>, _) = match input {
+            let (reader, origin): (Box<dyn Read + Send>, _) = match input {
                 Input::Stdin => stdin(),
                 Input::Path(p) => {
                     let f = File::open(p)
                         .map_err(|e| Error::io(format!("cannot open {}", p.display()), &e))?;
-                    let size = left_in(&f);
-                    (Box::new(f), size)
+                    let origin = Origin::of(&f);
+                    (Box::new(f), origin)
                 }
             };
             Ok(Opened {
                 name: input.name(),
                 reader,
-                size,
+                origin,
             })
         })
         .collect()
@@ -221,25 +247,25 @@ fn left_in(mut f: &File) -> Option<u64> {
     Some(len.saturating_sub(at))
 }
 
-/// Stdin as an input, and [`left_in`] it (a shell's `< file`, which a
-/// script before us may have read part of).
+/// Stdin as an input, and its [`Origin`] (a shell's `< file` is a file,
+/// of which a script before us may have read part).
 ///
 /// Read without `std`'s 8 KiB buffer (a duplicate of descriptor 0): the
 /// first bytes [`open_sized`] looks at would fill that buffer, and the
 /// rest of it, handed out by the next read, looked like a short read of a
 /// stream that has nothing more yet; the reader ended its first batch
 /// there, so a small input on stdin never came as one batch.
-fn stdin() -> (Box<dyn Read + Send>, Option<u64>) {
+fn stdin() -> (Box<dyn Read + Send>, Origin) {
     #[cfg(unix)]
     {
         use std::os::fd::AsFd;
         if let Ok(fd) = io::stdin().as_fd().try_clone_to_owned() {
             let f = File::from(fd);
-            let size = left_in(&f);
-            return (Box::new(f), size);
+            let origin = Origin::of(&f);
+            return (Box::new(f), origin);
         }
     }
-    (Box::new(io::stdin()), None)
+    (Box::new(io::stdin()), Origin::Reader)
 }
 
 /// One CSV/TSV record and the 1-based physical line it starts on.
@@ -476,13 +502,15 @@ fn read_input(
         reader: stream,
         charset,
         size,
+        pace,
     } = open_sized(opened, charset)?;
     let send = |item: Item| tx.send(Ok(item)).is_ok();
     match format {
         Format::Lines | Format::Cdx(_) => {
             let mut reader = BatchReader::new(stream, batch_bytes, max_line)
                 .reusing(spare.take().unwrap_or_default())
-                .sized(size);
+                .sized(size)
+                .paced(pace);
             let read_err = |e: io::Error| Error::io(format!("cannot read {name}"), &e);
             let first = reader.next_batch().map_err(read_err)?;
             let mut skipped_lines = 0u64;
@@ -715,24 +743,34 @@ pub fn open_stream(
     open_sized(input, charset).map(|s| (s.reader, s.charset))
 }
 
-/// An input as [`open_stream`] gives it, and the number of bytes it will
-/// give if that is known.
+/// An input as [`open_stream`] gives it, the number of bytes it will give
+/// if that is known, and what a short read of it means.
 struct Stream {
     reader: Box<dyn Read + Send>,
     charset: Option<Charset>,
     /// A regular file's length, when it is read as it is (neither
     /// decompressed nor transcoded); a hint ([`BatchReader::sized`]).
     size: Option<u64>,
+    pace: Pace,
 }
 
-/// [`open_stream`], with the stream's size if it is known.
+/// [`open_stream`], with the stream's size if it is known and its pace.
 fn open_sized(input: Opened, charset: Option<Charset>) -> Result<Stream, Error> {
     let name = input.name;
     let err = |e: io::Error| Error::io(format!("cannot read {name}"), &e);
+    let pace = match input.origin {
+        Origin::File(_) => Pace::Whole,
+        #[cfg(unix)]
+        Origin::Live(fd) => Pace::Live(Box::new(move |wait| readable_within(fd, wait))),
+        Origin::Reader => Pace::Unknown,
+    };
     let mut r = input.reader;
     let head = peek(&mut r, 4).map_err(err)?;
     let c = decode::detect_compression(&head);
-    let size = input.size.filter(|_| c == decode::Compression::None);
+    let size = match input.origin {
+        Origin::File(left) if c == decode::Compression::None => Some(left),
+        _ => None,
+    };
     let r = io::Cursor::new(head).chain(r);
     let mut r = decompress_reader(r, c).map_err(err)?;
     let head = peek(&mut r, 4).map_err(err)?;
@@ -742,6 +780,7 @@ fn open_sized(input: Opened, charset: Option<Charset>) -> Result<Stream, Error> 
             reader: Box::new(Utf16Reader::new(r, enc)),
             charset: None,
             size: None,
+            pace,
         });
     }
     let charset = line_charset(&head, charset);
@@ -749,7 +788,58 @@ fn open_sized(input: Opened, charset: Option<Charset>) -> Result<Stream, Error> 
         reader: Box::new(io::Cursor::new(head).chain(r)),
         charset,
         size,
+        pace,
     })
+}
+
+/// Whether a read of descriptor `fd` would find bytes (or the end) within
+/// `wait` (`poll`; an error other than an interruption says yes: the read
+/// will tell).
+#[cfg(unix)]
+fn readable_within(fd: std::os::fd::RawFd, wait: std::time::Duration) -> bool {
+    let mut p = libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    let ms = i32::try_from(wait.as_millis()).unwrap_or(i32::MAX);
+    loop {
+        // SAFETY: `p` is one valid `pollfd`, as the count of 1 says.
+        let r = unsafe { libc::poll(&mut p, 1, ms) };
+        if r >= 0 {
+            return r > 0;
+        }
+        if io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+            return true;
+        }
+    }
+}
+
+/// What a read that gave fewer bytes than asked says about a stream
+/// ([`BatchReader::paced`]), which decides whether the lines read so far
+/// go out as a batch before it is full.
+pub enum Pace {
+    /// Nothing: all of the stream is there (a regular file; its decoder's
+    /// reads end where its buffer does). Batches are full ones.
+    Whole,
+    /// The stream has no more bytes for now, unless `more(wait)` says some
+    /// came within `wait`: the batch goes out once no byte came for
+    /// [`Pace::GAP`], or [`Pace::MOST`] after the first short read, so
+    /// that `tail -f | irinorm normalize` answers promptly, and `zcat |
+    /// irinorm dedup -`, whose reads find the pipe drained all the time,
+    /// still fills its batches (before, they were cut at 33 KB on
+    /// average, BENCHMARKS.md §35).
+    Live(Box<dyn FnMut(std::time::Duration) -> bool + Send>),
+    /// A short read of less than 64 KiB ends the batch (a caller's
+    /// reader, of which nothing else is known).
+    Unknown,
+}
+
+impl Pace {
+    /// How long no byte may come before the lines read go out.
+    pub const GAP: std::time::Duration = std::time::Duration::from_millis(10);
+    /// How long after its first short read a batch goes out anyway.
+    pub const MOST: std::time::Duration = std::time::Duration::from_millis(50);
 }
 
 /// Transcodes a UTF-16LE/BE stream to UTF-8 as it is read (a leading BOM is
@@ -1094,6 +1184,11 @@ pub struct BatchReader<R> {
     first: bool,
     /// The bytes the stream is expected still to give ([`BatchReader::sized`]).
     rest: Option<u64>,
+    pace: Pace,
+    /// When the batch being read had its first short read ([`Pace::Live`]).
+    paused: Option<std::time::Instant>,
+    /// [`Pace::MOST`] (a test may wait longer).
+    most: std::time::Duration,
 }
 
 impl<R> Drop for BatchReader<R> {
@@ -1115,6 +1210,32 @@ impl<R: Read> BatchReader<R> {
             eof: false,
             first: true,
             rest: None,
+            pace: Pace::Unknown,
+            paused: None,
+            most: Pace::MOST,
+        }
+    }
+
+    /// The same, told what a short read of the stream means.
+    pub fn paced(mut self, pace: Pace) -> Self {
+        self.pace = pace;
+        self
+    }
+
+    /// Whether a read that gave `n` bytes of the `want` asked for ends
+    /// the batch ([`Pace`]).
+    fn pauses(&mut self, n: usize, want: usize) -> bool {
+        if n >= want {
+            return false;
+        }
+        match &mut self.pace {
+            Pace::Whole => false,
+            Pace::Unknown => n < 64 * 1024,
+            Pace::Live(more) => {
+                let since = *self.paused.get_or_insert_with(std::time::Instant::now);
+                let left = self.most.saturating_sub(since.elapsed());
+                left.is_zero() || !more(left.min(Pace::GAP))
+            }
         }
     }
 
@@ -1229,8 +1350,8 @@ impl<R: Read> BatchReader<R> {
                 self.skipping = true;
             }
             if let Some(i) = last_nl {
-                let short = n < want && n < 64 * 1024;
-                if self.len >= self.target || short {
+                if self.len >= self.target || self.pauses(n, want) {
+                    self.paused = None;
                     self.consumed = i + 1;
                     if self.strip_first_bom() {
                         self.consumed -= BOM.len();
@@ -1414,16 +1535,21 @@ mod tests {
     /// `read_input` does) with the reader going on in a used buffer whose
     /// old bytes are garbage.
     fn batches(data: &[u8], step: usize, target: usize, max: usize) -> Vec<u8> {
-        let out = sized_batches(data, step, (target, max), None);
+        let out = sized_batches(data, step, (target, max), None, Pace::Unknown);
         // The same with the stream's size told, right or wrong (a file
-        // that grew or shrank after its length was taken).
+        // that grew or shrank after its length was taken), and whatever a
+        // short read is taken to mean.
         let len = data.len() as u64;
         for size in [0, 1, len / 2, len, len + 1, 3 * len, u64::MAX] {
             assert_eq!(
-                sized_batches(data, step, (target, max), Some(size)),
+                sized_batches(data, step, (target, max), Some(size), Pace::Whole),
                 out,
                 "size {size}"
             );
+        }
+        for more in [true, false] {
+            let pace = Pace::Live(Box::new(move |_| more));
+            assert_eq!(sized_batches(data, step, (target, max), None, pace), out);
         }
         out
     }
@@ -1433,8 +1559,11 @@ mod tests {
         step: usize,
         (target, max): (usize, usize),
         size: Option<u64>,
+        pace: Pace,
     ) -> Vec<u8> {
-        let mut r = BatchReader::new(Trickle(data, step), target, max).sized(size);
+        let mut r = BatchReader::new(Trickle(data, step), target, max)
+            .sized(size)
+            .paced(pace);
         let mut out = Vec::new();
         let mut spare = vec![vec![b'Z'; 64], Vec::new(), vec![b'Z'; 3]];
         let mut n = 0;
@@ -1463,6 +1592,87 @@ mod tests {
                 assert_eq!(batches(data, step, target, 100), &data[3..]);
             }
         }
+    }
+
+    /// The lengths of the batches of `data` read `step` bytes at a time
+    /// (the `slow`-th read, counted from 1, taking 1.1 s) under `pace`,
+    /// with a target of all of it (so that only the pace ends a batch
+    /// before the end); `most` ms for [`Pace::MOST`].
+    fn cut_by(pace: Pace, data: &[u8], (step, slow): (usize, usize), most: u64) -> Vec<usize> {
+        struct Slow<'a>(Trickle<'a>, usize);
+        impl Read for Slow<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                self.1 = self.1.wrapping_sub(1);
+                if self.1 == 0 {
+                    std::thread::sleep(std::time::Duration::from_millis(1100));
+                }
+                self.0.read(buf)
+            }
+        }
+        let target = data.len() + 1;
+        let mut r = BatchReader::new(Slow(Trickle(data, step), slow), target, 1000).paced(pace);
+        r.most = std::time::Duration::from_millis(most);
+        let mut lens = Vec::new();
+        while let Some(b) = r.next_batch().unwrap() {
+            lens.push(b.len());
+        }
+        assert_eq!(lens.iter().sum::<usize>(), data.len());
+        lens
+    }
+
+    #[test]
+    fn a_short_read_ends_a_batch_as_the_pace_says() {
+        let data = b"http://a.example/p\n".repeat(500);
+        let step = (100, 0);
+        // All of it is there (a file, also through a decoder): one batch.
+        assert_eq!(cut_by(Pace::Whole, &data, step, 50).len(), 1);
+        // A caller's reader: each short read ends one.
+        assert!(cut_by(Pace::Unknown, &data, step, 50).len() > 80);
+        // A live stream whose bytes keep coming: one batch (the test's
+        // deadline is long, a busy machine must not cut it). Each wait is
+        // for `GAP` at most.
+        let more = |wait| {
+            assert!(wait <= Pace::GAP, "{wait:?}");
+            true
+        };
+        assert_eq!(
+            cut_by(Pace::Live(Box::new(more)), &data, step, 60_000).len(),
+            1
+        );
+        // ... and one that has nothing more each time: each short read
+        // ends one.
+        let none = Pace::Live(Box::new(|_| false));
+        assert!(cut_by(none, &data, step, 60_000).len() > 80);
+        // Bytes that keep coming, but one read takes 1.1 s: the batch goes
+        // out after `MOST` (here 1 s) has passed since its first short read,
+        // and the next one has `MOST` again.
+        let lens = cut_by(
+            Pace::Live(Box::new(|_| true)),
+            &data[..1900],
+            (190, 3),
+            1000,
+        );
+        assert_eq!(lens, [570, 1330]);
+    }
+
+    /// [`readable_within`] on a pipe: not while it is empty, yes once a
+    /// byte is in it, and yes once its writer is gone (the read gives the
+    /// end).
+    #[cfg(unix)]
+    #[test]
+    fn a_pipe_is_readable_once_written_or_closed() {
+        use std::io::Write;
+        use std::os::fd::AsRawFd;
+        let ms = std::time::Duration::from_millis;
+        let (mut r, mut w) = io::pipe().unwrap();
+        let fd = r.as_raw_fd();
+        assert!(!readable_within(fd, ms(5)));
+        w.write_all(b"x").unwrap();
+        assert!(readable_within(fd, ms(5)));
+        r.read_exact(&mut [0u8]).unwrap();
+        assert!(!readable_within(fd, ms(0)));
+        drop(w);
+        assert!(readable_within(fd, ms(5)));
     }
 
     #[test]
@@ -1544,7 +1754,7 @@ mod tests {
     }
 
     #[test]
-    fn only_a_plain_regular_file_tells_its_size() {
+    fn only_a_plain_regular_file_tells_its_size_any_file_is_whole() {
         let dir = tempfile::tempdir().unwrap();
         let text = b"http://a.example/\n".repeat(100);
         let plain = dir.path().join("a.txt");
@@ -1565,13 +1775,34 @@ mod tests {
             let mut got = Vec::new();
             s.reader.read_to_end(&mut got).unwrap();
             assert_eq!(got, text);
+            // All of a file is there, also when decoded.
+            assert!(matches!(s.pace, Pace::Whole));
             s.size
         };
         assert_eq!(size(&plain), Some(text.len() as u64));
         assert_eq!(size(&gz), None);
         assert_eq!(size(&utf16), None);
         let given = Opened::from_reader("-", Box::new(io::Cursor::new(text.clone())));
-        assert_eq!(open_sized(given, None).unwrap().size, None);
+        let s = open_sized(given, None).unwrap();
+        assert!(s.size.is_none() && matches!(s.pace, Pace::Unknown));
+        // A pipe (as a path: a FIFO, /dev/stdin) is live.
+        #[cfg(unix)]
+        {
+            use std::io::Write;
+            use std::os::fd::{AsRawFd, OwnedFd};
+            let (r, mut w) = io::pipe().unwrap();
+            w.write_all(&text).unwrap();
+            drop(w);
+            let r = File::from(OwnedFd::from(r));
+            assert_eq!(Origin::of(&r), Origin::Live(r.as_raw_fd()));
+            let opened = Opened {
+                name: "pipe".into(),
+                origin: Origin::of(&r),
+                reader: Box::new(r),
+            };
+            let s = open_sized(opened, None).unwrap();
+            assert!(s.size.is_none() && matches!(s.pace, Pace::Live(_)));
+        }
     }
 
     #[test]
