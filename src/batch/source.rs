@@ -12,7 +12,10 @@
 //! Files are read, not memory-mapped: a file truncated while we read it then
 //! ends early (what was read is processed, the counts add up) instead of
 //! killing the process with SIGBUS, which would lose a crawl job's hours.
-//! Reading costs one copy per byte, well under 1% of keying.
+//! Reading costs one copy per byte, well under 1% of keying. What the
+//! reader knows of an input's origin (a regular file and how much is left
+//! of it, a pipe, a caller's reader) sizes a small input's buffer and says
+//! what a short read means ([`Pace`]).
 //!
 //! Batch shapes ([`Format`]):
 //! * lines: a buffer of complete lines ([`BatchReader`]), cut into chunks at
@@ -1163,8 +1166,9 @@ fn advise(start: usize, end: usize, huge: bool) {
 /// Reads a stream in batches of complete lines with bounded memory.
 ///
 /// A batch is returned when it reaches the target size, when the source
-/// seems to have no more data right now (a short read of less than 64 KiB —
-/// so that `tail -f | irinorm normalize` answers promptly), or at the end.
+/// has no more data for now (a short read, as its [`Pace`] reads it: so
+/// that `tail -f | irinorm normalize` answers promptly, while a gzip file
+/// or a pipe from `zcat` still fills its batches), or at the end.
 /// A line longer than `max_line` (+2 bytes of slack for `\r`) is cut to that
 /// many bytes and the rest of it skipped, so that one endless line cannot
 /// exhaust memory; the cut line is still longer than `max_line` and is
