@@ -16,6 +16,12 @@ turn (old first on even rounds, new first on odd ones).
         the kernel's freeing of its page cache, BENCHMARKS.md §25).
     scripts/ab.py sort BIN FILE [--rounds R]
         `LC_ALL=C sort -u --parallel=2` against `BIN dedup -j1` and `-j2`.
+    scripts/ab.py cpu OLD_BIN NEW_BIN [--rounds R] [--stdin FILE | --feed CMD] -- ARGS...
+        `BIN ARGS... -o /dev/null` as a cold process: the CPU time of the
+        process and its threads (user + system, from `wait4`) and the wall
+        time, in ms. `--stdin FILE` redirects stdin from FILE (`< FILE`);
+        `--feed CMD` pipes CMD's output into it (`CMD | BIN ...`), and
+        only irinorm's CPU is counted.
 
 Build the two sides with, e.g.,
     git worktree add /tmp/old <commit>
@@ -83,6 +89,38 @@ def cli(a, tmp):
     print(f"new/old {meds['new'] / meds['old']:.3f}")
 
 
+def cpu(a):
+    def run(b):
+        def thunk():
+            feeder = None
+            stdin = open(a.stdin, "rb") if a.stdin else None
+            if a.feed:
+                feeder = subprocess.Popen(a.feed.split(), stdout=subprocess.PIPE)
+                stdin = feeder.stdout
+            t = time.perf_counter()
+            p = subprocess.Popen(
+                [b] + a.args + ["-o", "/dev/null"],
+                stdin=stdin,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            if stdin:
+                stdin.close()
+            _, status, ru = os.wait4(p.pid, 0)
+            wall = (time.perf_counter() - t) * 1000
+            if feeder:
+                feeder.wait()
+            if status != 0:
+                sys.exit(f"{b} {' '.join(a.args)}: exit status {status}")
+            return ((ru.ru_utime + ru.ru_stime) * 1000, wall)
+        return thunk
+
+    got = alternate(a.rounds, [("old", run(a.old)), ("new", run(a.new))])
+    for i, what in enumerate(("cpu", "wall")):
+        meds = report({n: [x[i] for x in xs] for n, xs in got.items()}, f"ms {what}")
+        print(f"{what} new/old {meds['new'] / meds['old']:.3f}")
+
+
 def sort(a, tmp):
     out = os.path.join(tmp, "out")
     env = dict(os.environ, LC_ALL="C")
@@ -114,6 +152,12 @@ def main():
     q.add_argument("bin")
     q.add_argument("file")
     q.add_argument("--rounds", type=int, default=7)
+    q = sub.add_parser("cpu")
+    q.add_argument("old")
+    q.add_argument("new")
+    q.add_argument("--rounds", type=int, default=15)
+    q.add_argument("--stdin")
+    q.add_argument("--feed")
     argv = sys.argv[1:]
     rest = []
     if "--" in argv:
@@ -123,6 +167,8 @@ def main():
     a.args = rest
     if a.what == "pipelines":
         return pipelines(a)
+    if a.what == "cpu":
+        return cpu(a)
     with tempfile.TemporaryDirectory() as tmp:
         if a.what == "cli":
             return cli(a, tmp)
