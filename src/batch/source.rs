@@ -216,27 +216,27 @@ impl Opened {
             origin: Origin::Reader,
         }
     }
+
+    /// An open file (regular, or a pipe, terminal, device), shown as
+    /// `name`, with its [`Origin`].
+    fn file(name: String, f: File) -> Opened {
+        Opened {
+            name,
+            origin: Origin::of(&f),
+            reader: Box::new(f),
+        }
+    }
 }
 
 /// Open every input (no reading yet): `cannot open NAME: REASON` on failure.
 pub fn open_all(inputs: &[Input]) -> Result<Vec<Opened>, Error> {
     inputs
         .iter()
-        .map(|input| {
-            let (reader, origin): (Box<dyn Read + Send>, _) = match input {
-                Input::Stdin => stdin(),
-                Input::Path(p) => {
-                    let f = File::open(p)
-                        .map_err(|e| Error::io(format!("cannot open {}", p.display()), &e))?;
-                    let origin = Origin::of(&f);
-                    (Box::new(f), origin)
-                }
-            };
-            Ok(Opened {
-                name: input.name(),
-                reader,
-                origin,
-            })
+        .map(|input| match input {
+            Input::Stdin => Ok(stdin(input.name())),
+            Input::Path(p) => File::open(p)
+                .map(|f| Opened::file(input.name(), f))
+                .map_err(|e| Error::io(format!("cannot open {}", p.display()), &e)),
         })
         .collect()
 }
@@ -250,25 +250,23 @@ fn left_in(mut f: &File) -> Option<u64> {
     Some(len.saturating_sub(at))
 }
 
-/// Stdin as an input, and its [`Origin`] (a shell's `< file` is a file,
-/// of which a script before us may have read part).
+/// Stdin as an input named `name` (a shell's `< file` is a file, of which
+/// a script before us may have read part).
 ///
 /// Read without `std`'s 8 KiB buffer (a duplicate of descriptor 0): the
 /// first bytes [`open_sized`] looks at would fill that buffer, and the
 /// rest of it, handed out by the next read, looked like a short read of a
 /// stream that has nothing more yet; the reader ended its first batch
 /// there, so a small input on stdin never came as one batch.
-fn stdin() -> (Box<dyn Read + Send>, Origin) {
+fn stdin(name: String) -> Opened {
     #[cfg(unix)]
     {
         use std::os::fd::AsFd;
         if let Ok(fd) = io::stdin().as_fd().try_clone_to_owned() {
-            let f = File::from(fd);
-            let origin = Origin::of(&f);
-            return (Box::new(f), origin);
+            return Opened::file(name, File::from(fd));
         }
     }
-    (Box::new(io::stdin()), Origin::Reader)
+    Opened::from_reader(name, Box::new(io::stdin()))
 }
 
 /// One CSV/TSV record and the 1-based physical line it starts on.
@@ -761,19 +759,19 @@ struct Stream {
 fn open_sized(input: Opened, charset: Option<Charset>) -> Result<Stream, Error> {
     let name = input.name;
     let err = |e: io::Error| Error::io(format!("cannot read {name}"), &e);
-    let pace = match input.origin {
-        Origin::File(_) => Pace::Whole,
+    let (pace, left) = match input.origin {
+        Origin::File(left) => (Pace::Whole, Some(left)),
         #[cfg(unix)]
-        Origin::Live(fd) => Pace::Live(Box::new(move |wait| readable_within(fd, wait))),
-        Origin::Reader => Pace::Unknown,
+        Origin::Live(fd) => (
+            Pace::Live(Box::new(move |wait| readable_within(fd, wait))),
+            None,
+        ),
+        Origin::Reader => (Pace::Unknown, None),
     };
     let mut r = input.reader;
     let head = peek(&mut r, 4).map_err(err)?;
     let c = decode::detect_compression(&head);
-    let size = match input.origin {
-        Origin::File(left) if c == decode::Compression::None => Some(left),
-        _ => None,
-    };
+    let size = left.filter(|_| c == decode::Compression::None);
     let r = io::Cursor::new(head).chain(r);
     let mut r = decompress_reader(r, c).map_err(err)?;
     let head = peek(&mut r, 4).map_err(err)?;
@@ -1799,12 +1797,7 @@ mod tests {
             drop(w);
             let r = File::from(OwnedFd::from(r));
             assert_eq!(Origin::of(&r), Origin::Live(r.as_raw_fd()));
-            let opened = Opened {
-                name: "pipe".into(),
-                origin: Origin::of(&r),
-                reader: Box::new(r),
-            };
-            let s = open_sized(opened, None).unwrap();
+            let s = open_sized(Opened::file("pipe".into(), r), None).unwrap();
             assert!(s.size.is_none() && matches!(s.pace, Pace::Live(_)));
         }
     }
