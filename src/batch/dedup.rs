@@ -1785,31 +1785,40 @@ fn write_by_origin<P: Added>(
 /// BENCHMARKS.md §25).
 /// The writer's groups come back as buffers for later groups: fresh ones
 /// would be new memory, faulted in page by page.
+/// An output of one group (at most 1,024 rows a worker, [`piece_rows`]) has
+/// nothing for a writer to overlap: it is written here, without starting
+/// one (BENCHMARKS.md §36).
 fn write_pieces<P: Sync>(
     pieces: &[P],
     out: &mut (dyn FnMut(&[u8]) -> Result<(), Error> + Send),
     fill: impl Fn(&P, &mut Vec<u8>) + Sync,
 ) -> Result<(), Error> {
-    let threads = rayon::current_num_threads().max(1);
+    let format = |group: &[P], mut bufs: Vec<Vec<u8>>| -> Vec<Vec<u8>> {
+        bufs.resize_with(group.len(), Vec::new);
+        group
+            .par_iter()
+            .zip(bufs)
+            .map(|(piece, mut text)| {
+                text.clear();
+                fill(piece, &mut text);
+                text
+            })
+            .collect()
+    };
+    let group = 4 * rayon::current_num_threads().max(1);
+    if pieces.len() <= group {
+        return format(pieces, Vec::new()).iter().try_for_each(|t| out(t));
+    }
+    #[cfg(test)]
+    tests::WRITERS.set(tests::WRITERS.get() + 1);
     let (give_back, spares) = std::sync::mpsc::channel::<Vec<Vec<u8>>>();
     // One group queued while one is written and one formatted.
     let write = |texts: &Vec<Vec<u8>>| texts.iter().try_for_each(|t| out(t));
     // The formatting may be done: then the buffers go.
     let done = move |texts| drop(give_back.send(texts));
     write_behind(1, write, done, |send| {
-        for group in pieces.chunks(4 * threads) {
-            let mut bufs = spares.try_recv().unwrap_or_default();
-            bufs.resize_with(group.len(), Vec::new);
-            let texts: Vec<Vec<u8>> = group
-                .par_iter()
-                .zip(bufs)
-                .map(|(piece, mut text)| {
-                    text.clear();
-                    fill(piece, &mut text);
-                    text
-                })
-                .collect();
-            send(texts)?;
+        for g in pieces.chunks(group) {
+            send(format(g, spares.try_recv().unwrap_or_default()))?;
         }
         Ok(())
     })
@@ -2156,19 +2165,49 @@ mod tests {
         }
     }
 
+    /// An output of one group of pieces (4 a worker) is written without a
+    /// writer thread, one of more groups through one; either way the rows
+    /// are those of the one-piece cut, in order (around the group's size,
+    /// on one and two workers).
+    #[test]
+    fn one_group_is_written_without_a_writer_thread() {
+        for threads in [1, 2] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let group = 4 * threads;
+            for rows in [1, group - 1, group, group + 1, 3 * group + 2] {
+                let (parts, tape) = parts(rows as u64);
+                let want = written(&parts, &tape, rows).1;
+                let (got, writers) = pool.install(|| {
+                    WRITERS.set(0);
+                    (written(&parts, &tape, 1).1, WRITERS.get())
+                });
+                assert!(got == want, "{rows} rows on {threads} workers");
+                let groups = rows.div_ceil(group);
+                assert_eq!(writers, usize::from(groups > 1), "{rows} rows on {threads}");
+            }
+        }
+    }
+
     /// A write that fails stops the output with its error, in every group
     /// (the first, one in the middle, the last): nothing is written after
     /// it, and the formatting does not wait for a writer that is gone.
     #[test]
     fn a_failed_write_stops_the_output_with_its_error() {
         let (parts, tape) = parts(2500);
-        // Pieces of 10 rows: 250 pieces, in groups of 4 per worker.
-        for fail_at in [1, 2, 9, 120, 250] {
+        // Pieces of 10 rows: 250 pieces, in groups of 4 per worker; pieces
+        // of 1,000 rows: 3, one group, written without a writer thread.
+        for (piece, fail_at) in [(10, 1), (10, 2), (10, 9), (10, 120), (10, 250)]
+            .into_iter()
+            .chain([(1000, 1), (1000, 2), (1000, 3)])
+        {
             let mut calls = 0;
             let r = write_by_origin(
                 &parts,
                 &tape,
-                10,
+                piece,
                 |t: &mut Vec<u8>, p: &Part, i: usize| t.extend_from_slice(p.key(&p.row(i))),
                 &mut |_: &[u8]| {
                     calls += 1;
@@ -2192,6 +2231,8 @@ mod tests {
         pub(super) static ASSUME_ENDED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
         /// Batches [`super::run`] kept for [`super::whole`] on this thread.
         pub(super) static KEPT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+        /// Writer threads [`super::write_pieces`] started on this thread.
+        pub(super) static WRITERS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
         /// [`Table::max_blocks`] of the tables this thread makes.
         pub(super) static TABLE_MAX_BLOCKS: std::cell::Cell<usize> =
             const { std::cell::Cell::new(super::MAX_BLOCKS) };
