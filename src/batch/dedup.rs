@@ -1785,9 +1785,10 @@ fn write_by_origin<P: Added>(
 /// BENCHMARKS.md §25).
 /// The writer's groups come back as buffers for later groups: fresh ones
 /// would be new memory, faulted in page by page.
-/// An output of one group (at most 1,024 rows a worker, [`piece_rows`]) has
-/// nothing for a writer to overlap: it is written here, without starting
-/// one (BENCHMARKS.md §36).
+/// An output of one group (4 pieces a worker: with [`piece_rows`], 1,024
+/// rows a worker or fewer on up to 16 workers) has nothing for a writer to
+/// overlap, which would start, wait for the group and write it: it is
+/// written here instead (BENCHMARKS.md §36).
 fn write_pieces<P: Sync>(
     pieces: &[P],
     out: &mut (dyn FnMut(&[u8]) -> Result<(), Error> + Send),
