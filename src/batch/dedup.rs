@@ -350,10 +350,17 @@ pub fn run(
                 // A batch came after the one kept as the input's only one
                 // (only a test says that the reader has ended without
                 // asking it): the kept one is merged first, as any other.
-                let (kept, chunks) = kept.into_parts();
+                let (kept, mut chunks) = kept.into_parts();
+                group(cfg, &mut chunks);
                 table.add(cfg, &kept, &chunks)?;
                 spares.keep(chunks);
             }
+            // On one worker a batch that may be kept leaves its entries in
+            // input order: `whole` then indexes them in one table, in that
+            // order, and needs no grouping by partition.
+            let grouped = !(table.may_keep() && cfg.on_pool(rayon::current_num_threads) == 1);
+            #[cfg(test)]
+            tests::IN_ORDER.set(tests::IN_ORDER.get() + usize::from(!grouped));
             let mut chunks = cfg.on_pool(|| {
                 key_batch(
                     &batch,
@@ -362,6 +369,7 @@ pub fn run(
                     cfg,
                     &table.hasher,
                     &spares,
+                    grouped,
                 )
             });
             if layout.is_none() {
@@ -380,6 +388,7 @@ pub fn run(
             // find that it has ended.
             let whole = table.takes_whole(&chunks) && ended(upcoming);
             if !whole {
+                group(cfg, &mut chunks);
                 table.add(cfg, &batch, &chunks)?;
             }
             for c in &chunks {
@@ -408,6 +417,12 @@ pub fn run(
     let mut summary = cfg.on_pool(|| table.finish(&names, out))?;
     summary.stats = stats;
     Ok(summary)
+}
+
+/// Group by partition the entries of `chunks` that are still in input
+/// order ([`Chunk::group`]), on the workers.
+fn group(cfg: &Config, chunks: &mut [Chunk]) {
+    cfg.on_pool(|| chunks.par_iter_mut().for_each(|c| c.group(cfg.order)));
 }
 
 /// Whether the reader has handed out every batch ([`Upcoming::ended`]).
@@ -550,7 +565,10 @@ impl Spares {
     /// taken.)
     fn take(&self) -> ChunkBufs {
         let mut b = pool(&self.bufs).pop().unwrap_or_default();
-        b.entries = pool(&self.entries).pop().unwrap_or_default();
+        if b.entries.capacity() == 0 {
+            // (A chunk grouped after its keying kept its buffer.)
+            b.entries = pool(&self.entries).pop().unwrap_or_default();
+        }
         b.entries.clear();
         b.arena.clear();
         b.by_part.clear();
@@ -660,28 +678,24 @@ impl<'a> ChunkBuilder<'a> {
         }
     }
 
-    /// The chunk, its entries grouped by partition; `first_line` as in
-    /// [`Chunk::first_line`] (0 for lines: set once the batch is keyed).
+    /// The chunk; `first_line` as in [`Chunk::first_line`] (0 for lines:
+    /// set once the batch is keyed). Its entries are grouped by partition
+    /// if `group`, else left in input order ([`Chunk::group`] does it
+    /// later, if the batch is merged after all).
+    #[allow(clippy::too_many_arguments)]
     fn finish(
         self,
         spares: &Spares,
-        order: Order,
+        (order, group): (Order, bool),
         file: u32,
         (range, first_line): (std::ops::Range<usize>, u64),
         stats: Stats,
         rejects: Vec<Reject>,
     ) -> Chunk {
-        let mut bufs = self.bufs;
-        let ChunkBufs {
-            entries,
-            by_part,
-            fresh,
-            ..
-        } = &mut bufs;
-        // Group the entries by partition (counting sort).
+        // Where each partition's entries will start, and their bytes.
         let mut part_start = vec![0u32; PARTS + 1];
         let mut part_bytes = vec![0u64; PARTS];
-        for e in entries.iter() {
+        for e in &self.bufs.entries {
             let p = part_of(e.hash);
             part_start[p + 1] += 1;
             part_bytes[p] += record_bound(e);
@@ -689,7 +703,45 @@ impl<'a> ChunkBuilder<'a> {
         for p in 0..PARTS {
             part_start[p + 1] += part_start[p];
         }
-        let mut fill = part_start.clone();
+        let mut chunk = Chunk {
+            file,
+            range,
+            first_line,
+            bufs: self.bufs,
+            part_start,
+            part_bytes,
+            stats,
+            rejects,
+        };
+        if group {
+            chunk.group(order);
+            // The worker's next chunk takes the emptied buffer.
+            spares.keep_entries(std::mem::take(&mut chunk.bufs.entries));
+        }
+        chunk
+    }
+}
+
+impl Chunk {
+    /// Its entries, grouped or not.
+    fn entries(&self) -> usize {
+        self.bufs.entries.len().max(self.bufs.by_part.len())
+    }
+
+    /// Group the entries by partition (a counting sort by
+    /// [`Chunk::part_start`]) into `by_part`, if they are still in input
+    /// order; the input-order buffer is left empty.
+    fn group(&mut self, order: Order) {
+        let ChunkBufs {
+            entries,
+            by_part,
+            fresh,
+            ..
+        } = &mut self.bufs;
+        if entries.is_empty() {
+            return;
+        }
+        let mut fill = self.part_start.clone();
         by_part.resize(entries.len(), Keyed::default());
         for (i, e) in entries.iter().enumerate() {
             let p = part_of(e.hash);
@@ -706,17 +758,7 @@ impl<'a> ChunkBuilder<'a> {
         if order == Order::First {
             fresh.resize_with(entries.len(), || AtomicU8::new(0));
         }
-        spares.keep_entries(std::mem::take(entries));
-        Chunk {
-            file,
-            range,
-            first_line,
-            bufs,
-            part_start,
-            part_bytes,
-            stats,
-            rejects,
-        }
+        entries.clear();
     }
 }
 
@@ -728,7 +770,8 @@ fn record_bound(e: &Entry) -> u64 {
 }
 
 /// Key every unit of `batch` in parallel, each chunk's lines numbered from
-/// its own start ([`Chunk::first_line`]); chunks come back in input order.
+/// its own start ([`Chunk::first_line`]); chunks come back in input order,
+/// their entries grouped by partition if `group` ([`ChunkBuilder::finish`]).
 fn key_batch(
     batch: &Batch,
     (layout, cdx): (Option<&Layout>, Option<&CdxLayout>),
@@ -736,6 +779,7 @@ fn key_batch(
     cfg: &Config,
     hasher: &foldhash::fast::FixedState,
     spares: &Spares,
+    group: bool,
 ) -> Vec<Chunk> {
     let file = batch.file as u32;
     if let Some(layout) = layout {
@@ -783,7 +827,14 @@ fn key_batch(
                         }
                     }
                 }
-                b.finish(spares, cfg.order, file, (0..0, first), stats, rejects)
+                b.finish(
+                    spares,
+                    (cfg.order, group),
+                    file,
+                    (0..0, first),
+                    stats,
+                    rejects,
+                )
             })
             .collect();
     }
@@ -845,7 +896,7 @@ fn key_batch(
                     reason,
                 });
             });
-            b.finish(spares, cfg.order, file, (range, 0), stats, rejects)
+            b.finish(spares, (cfg.order, group), file, (range, 0), stats, rejects)
         })
         .collect()
 }
@@ -1266,15 +1317,10 @@ impl Table {
     /// fewer than `u32::MAX` entries: `whole` counts them, and numbers its
     /// rows, in `u32`s.
     fn takes_whole(&self, chunks: &[Chunk]) -> bool {
-        if !self.may_take_whole
-            || self.order != Order::First
-            || self.spill.is_some()
-            || self.parts.iter().any(|p| !p.recs.is_empty())
-            || !self.room_for(chunks)
-        {
+        if !self.may_keep() || !self.room_for(chunks) {
             return false;
         }
-        let rows: u64 = chunks.iter().map(|c| c.bufs.by_part.len() as u64).sum();
+        let rows: u64 = chunks.iter().map(|c| c.entries() as u64).sum();
         if rows >= u64::from(u32::MAX) {
             return false;
         }
@@ -1285,6 +1331,16 @@ impl Table {
             })
             .sum();
         arena + 64 * rows + PARTS as u64 * (16 << 10) <= self.memory as u64
+    }
+
+    /// Whether a batch keyed now could be kept for [`whole`]: the output
+    /// is in first-occurrence order, nothing was merged or spilled yet
+    /// (the rest is [`Table::takes_whole`]'s).
+    fn may_keep(&self) -> bool {
+        self.may_take_whole
+            && self.order == Order::First
+            && self.spill.is_none()
+            && self.parts.iter().all(|p| p.recs.is_empty())
     }
 
     /// A batch into the table ([`Table::merge`] on the workers): spilled
@@ -2232,6 +2288,9 @@ mod tests {
         pub(super) static ASSUME_ENDED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
         /// Batches [`super::run`] kept for [`super::whole`] on this thread.
         pub(super) static KEPT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+        /// Batches [`super::run`] keyed with their entries left in input
+        /// order (one worker, a batch that may be kept).
+        pub(super) static IN_ORDER: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
         /// Writer threads [`super::write_pieces`] started on this thread.
         pub(super) static WRITERS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
         /// [`Table::max_blocks`] of the tables this thread makes.
@@ -2413,13 +2472,13 @@ mod tests {
     /// Dedup the inputs `texts` as `format` with `cfg` (whose pool is the
     /// workers), through [`whole`] or not (`take`), the reader taken to
     /// have ended after every batch (`assume`): CSV, summary and batches
-    /// kept.
+    /// kept (and of those, how many were keyed in input order).
     fn run_way(
         texts: &[&'static [u8]],
         format: &Format,
         cfg: &Config,
         (take, assume): (bool, bool),
-    ) -> (Vec<u8>, Summary, usize) {
+    ) -> (Vec<u8>, Summary, (usize, usize)) {
         let n = crate::Normalizer::new(crate::Options::default());
         let key = super::super::key_fn(super::super::prep::Prep::default(), |s: &str| n.key(s));
         let inputs = texts
@@ -2435,6 +2494,7 @@ mod tests {
         TAKE_WHOLE.set(take);
         ASSUME_ENDED.set(assume);
         KEPT.set(0);
+        IN_ORDER.set(0);
         let mut csv = Vec::new();
         let s = run(
             inputs,
@@ -2450,13 +2510,14 @@ mod tests {
         .unwrap();
         TAKE_WHOLE.set(true);
         ASSUME_ENDED.set(false);
-        (csv, s, KEPT.get())
+        (csv, s, (KEPT.get(), IN_ORDER.get()))
     }
 
     /// An input of one batch written from the batch itself ([`whole`])
     /// gives what the arena table gives, byte for byte, summary included:
     /// repeats and variants, blank, rejected and CRLF lines, a BOM, split
-    /// items, every column, SURTs, CSV records, one and three workers. A
+    /// items, every column, SURTs, CSV records; on one worker (the entries
+    /// in input order, one table), on the default pool and on three. A
     /// batch kept as the last when more came is merged first (the way back
     /// in [`run`]), and a tight budget or a sorted output does not keep it.
     #[test]
@@ -2533,26 +2594,42 @@ mod tests {
             (vec![b"", lines], Format::Lines, base.clone()),
             (vec![records], records_format, base.clone()),
         ];
-        for (texts, format, cfg) in &cases {
-            let (want, want_s, kept) = run_way(texts, format, cfg, (false, false));
+        let one = |cfg: &Config| Config {
+            pool: pool(1),
+            ..cfg.clone()
+        };
+        let cases = cases.iter().flat_map(|(t, f, c)| {
+            [
+                (t.clone(), f.clone(), c.clone()),
+                (t.clone(), f.clone(), one(c)),
+            ]
+        });
+        for (texts, format, cfg) in cases {
+            let workers = cfg.on_pool(rayon::current_num_threads);
+            let (want, want_s, (kept, _)) = run_way(&texts, &format, &cfg, (false, false));
             assert_eq!((kept, want_s.spills), (0, 0));
-            let (got, got_s, kept) = run_way(texts, format, cfg, (true, true));
-            assert_eq!(kept, 1);
+            let (got, got_s, kept) = run_way(&texts, &format, &cfg, (true, true));
+            // One worker keys the kept batch in input order.
+            assert_eq!(kept, (1, usize::from(workers == 1)));
             assert!(got == want, "{}", String::from_utf8_lossy(&got));
             assert_eq!(got_s, want_s);
         }
         // Two inputs (so at least two batches), the first batch taken for
         // the last: kept, then merged when the next comes (later batches
-        // are not kept: the table holds rows by then).
+        // are not kept: the table holds rows by then; on one worker the
+        // kept one is grouped by partition first).
         let small = Config {
             batch_bytes: 1,
             ..base.clone()
         };
-        let (want, want_s, _) = run_way(&[lines, lines], &Format::Lines, &small, (false, false));
-        let (got, got_s, kept) = run_way(&[lines, lines], &Format::Lines, &small, (true, true));
-        assert_eq!(kept, 1);
-        assert!(got == want);
-        assert_eq!(got_s, want_s);
+        for cfg in [small.clone(), one(&small)] {
+            let (want, want_s, _) = run_way(&[lines, lines], &Format::Lines, &cfg, (false, false));
+            let (got, got_s, kept) = run_way(&[lines, lines], &Format::Lines, &cfg, (true, true));
+            let workers = cfg.on_pool(rayon::current_num_threads);
+            assert_eq!(kept, (1, usize::from(workers == 1)));
+            assert!(got == want);
+            assert_eq!(got_s, want_s);
+        }
         // Not kept: a sorted output, or a budget the table would pass.
         for cfg in [
             Config {
@@ -2563,10 +2640,21 @@ mod tests {
                 memory: 8 << 20,
                 ..base.clone()
             },
+            // Keyed in input order, then grouped to be merged (and spilled).
+            Config {
+                memory: 8 << 20,
+                ..one(&base)
+            },
         ] {
-            let (_, s, kept) = run_way(&[lines], &Format::Lines, &cfg, (true, true));
-            assert_eq!(kept, 0);
+            let (want, want_s, _) = run_way(&[lines], &Format::Lines, &cfg, (false, false));
+            let (got, s, kept) = run_way(&[lines], &Format::Lines, &cfg, (true, true));
+            assert_eq!(kept.0, 0);
+            if cfg.on_pool(rayon::current_num_threads) == 1 {
+                assert_eq!(kept.1, usize::from(cfg.order == Order::First));
+            }
             assert_eq!(s.spills > 0, cfg.order == Order::First);
+            assert!(got == want);
+            assert_eq!(s, want_s);
         }
     }
 }
