@@ -329,6 +329,10 @@ pub fn run(
     let mut layout: Option<Layout> = None;
     let mut cdx: Option<CdxLayout> = None;
     let mut lines = LineNumbers::default();
+    let workers = cfg
+        .pool
+        .as_ref()
+        .map_or_else(rayon::current_num_threads, |p| p.current_num_threads());
     for_each_batch(
         inputs,
         format,
@@ -358,7 +362,7 @@ pub fn run(
             // On one worker a batch that may be kept leaves its entries in
             // input order: `whole` then indexes them in one table, in that
             // order, and needs no grouping by partition.
-            let grouped = !(table.may_keep() && cfg.on_pool(rayon::current_num_threads) == 1);
+            let grouped = !(table.may_keep() && workers == 1);
             #[cfg(test)]
             tests::IN_ORDER.set(tests::IN_ORDER.get() + usize::from(!grouped));
             let mut chunks = cfg.on_pool(|| {
@@ -522,9 +526,11 @@ struct Chunk {
 /// touched — no fresh pages, no regrowth (BENCHMARKS.md §18).
 #[derive(Default)]
 struct ChunkBufs {
-    /// The entries in input order, as the lines are keyed (empty once
-    /// they are grouped: the buffer serves the worker's next chunk,
-    /// [`Spares::keep_entries`]).
+    /// The entries in input order, as the lines are keyed; empty once
+    /// they are grouped ([`Chunk::group`]). Grouped as the chunk is made,
+    /// the buffer serves the worker's next chunk at once
+    /// ([`Spares::keep_entries`]); a batch that may be kept on one worker
+    /// keeps them here, and [`whole`] reads them.
     entries: Vec<Entry>,
     arena: Vec<u8>,
     /// The same entries grouped by partition: partition `p` is
@@ -682,7 +688,6 @@ impl<'a> ChunkBuilder<'a> {
     /// set once the batch is keyed). Its entries are grouped by partition
     /// if `group`, else left in input order ([`Chunk::group`] does it
     /// later, if the batch is merged after all).
-    #[allow(clippy::too_many_arguments)]
     fn finish(
         self,
         spares: &Spares,
