@@ -1,10 +1,11 @@
 //! The dedup engine against a naive reference: the same lines keyed one by
 //! one into a `BTreeMap` (key → count, first line, example), rows in order
-//! of first occurrence. The engine runs twice: with a tiny memory budget
-//! (it spills after every batch), small chunks and batches, and several
-//! workers; and in memory, with the default batch (an input of one batch
-//! is then indexed where it is, `dedup::whole`). Its CSV must be exactly
-//! the reference's both times. A bit of the first
+//! of first occurrence. The engine runs three times: with a tiny memory
+//! budget (it spills after every batch), small chunks and batches, and
+//! several workers; and in memory, with the default batch (an input of one
+//! batch is then indexed where it is, `dedup::whole`), on three workers
+//! (a table per partition) and on one (one table, in input order). Its
+//! CSV must be exactly the reference's every time. A bit of the first
 //! byte chooses the output columns: all five, or `first_line,canonical`
 //! (a table without examples).
 #![no_main]
@@ -18,9 +19,15 @@ use irinorm::batch::{dedup, key_fn, prep::Prep, source, Format, Quiet};
 use irinorm::{Level, Normalizer, Options};
 use libfuzzer_sys::fuzz_target;
 
-fn pool() -> Arc<rayon::ThreadPool> {
-    static POOL: OnceLock<Arc<rayon::ThreadPool>> = OnceLock::new();
-    POOL.get_or_init(|| Arc::new(rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap()))
+/// Pools of three workers and of one (on one worker a kept batch is
+/// indexed in input order, in one table: another way to the same rows).
+fn pool(one: bool) -> Arc<rayon::ThreadPool> {
+    static POOLS: [OnceLock<Arc<rayon::ThreadPool>>; 2] = [OnceLock::new(), OnceLock::new()];
+    let threads = if one { 1 } else { 3 };
+    POOLS[usize::from(one)]
+        .get_or_init(|| {
+            Arc::new(rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap())
+        })
         .clone()
 }
 
@@ -90,8 +97,12 @@ fuzz_target!(|data: &[u8]| {
         chunk_size: 64,
         max_line_bytes: max_line,
         columns,
-        pool: Some(pool()),
+        pool: Some(pool(false)),
         ..dedup::Config::default()
+    };
+    let one_worker = dedup::Config {
+        pool: Some(pool(true)),
+        ..in_memory.clone()
     };
     let spilling = dedup::Config {
         batch_bytes: 256,
@@ -99,7 +110,7 @@ fuzz_target!(|data: &[u8]| {
         temp_dir: Some(dir.path().to_path_buf()),
         ..in_memory.clone()
     };
-    for cfg in [spilling, in_memory] {
+    for cfg in [spilling, in_memory, one_worker] {
         let mut inputs = source::open_all(&[source::Input::Path(path.clone())]).unwrap();
         for o in &mut inputs {
             o.name = "in".into();
