@@ -355,8 +355,7 @@ pub fn run(
                 // (only a test says that the reader has ended without
                 // asking it): the kept one is merged first, as any other.
                 let (kept, mut chunks) = kept.into_parts();
-                group(cfg, &mut chunks);
-                table.add(cfg, &kept, &chunks)?;
+                table.add(cfg, &kept, &mut chunks)?;
                 spares.keep(chunks);
             }
             // On one worker a batch that may be kept leaves its entries in
@@ -392,8 +391,7 @@ pub fn run(
             // find that it has ended.
             let whole = table.takes_whole(&chunks) && ended(upcoming);
             if !whole {
-                group(cfg, &mut chunks);
-                table.add(cfg, &batch, &chunks)?;
+                table.add(cfg, &batch, &mut chunks)?;
             }
             for c in &chunks {
                 stats.add(&c.stats);
@@ -1348,10 +1346,13 @@ impl Table {
             && self.parts.iter().all(|p| p.recs.is_empty())
     }
 
-    /// A batch into the table ([`Table::merge`] on the workers): spilled
-    /// first if it does not fit, spilled after if the table passes its
-    /// budget.
-    fn add(&mut self, cfg: &Config, batch: &Batch, chunks: &[Chunk]) -> Result<(), Error> {
+    /// A batch into the table ([`Table::merge`] on the workers; its
+    /// entries grouped by partition first if they are still in input
+    /// order, [`Chunk::group`]): spilled first if it does not fit, spilled
+    /// after if the table passes its budget.
+    fn add(&mut self, cfg: &Config, batch: &Batch, chunks: &mut [Chunk]) -> Result<(), Error> {
+        // The merge reads each partition's entries in a row.
+        group(cfg, chunks);
         if !self.room_for(chunks) {
             cfg.on_pool(|| self.spill())?;
             if !self.room_for(chunks) {

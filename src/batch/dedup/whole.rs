@@ -55,12 +55,59 @@ struct Row {
     count: u32,
 }
 
-/// One partition: the index of its rows, and the rows in the order they
-/// were added (the order of first occurrence).
+impl Row {
+    /// The row of the first entry with its key, in chunk `c` (the
+    /// `ci`-th): its spans, its line in the input, a count of one.
+    #[inline]
+    fn first(ci: usize, c: &Chunk, (key, example, line): (Span, Span, u32)) -> Row {
+        Row {
+            key,
+            example,
+            line: c.first_line + u64::from(line),
+            chunk: ci as u32,
+            count: 1,
+        }
+    }
+}
+
+/// One partition (or, on one worker, the whole batch): the index of its
+/// rows, and the rows in the order they were added (the order of first
+/// occurrence).
 #[derive(Default)]
 struct Index {
     slots: Slots,
     rows: Vec<Row>,
+}
+
+impl Index {
+    /// One more occurrence of `key` (hashed to `hash`): counted in the row
+    /// that has it, or added as `row()`; whether it was.
+    #[inline]
+    fn add(
+        &mut self,
+        views: &[View],
+        (hash, key): (u64, &[u8]),
+        row: impl FnOnce() -> Row,
+    ) -> bool {
+        let rows = &self.rows;
+        let found = self.slots.find(hash, |at| {
+            let r = &rows[at as usize];
+            let (d, a) = views[r.chunk as usize];
+            r.key.get(d, a) == key
+        });
+        match found {
+            Ok((_, at)) => {
+                self.rows[at as usize].count += 1;
+                false
+            }
+            Err(vacant) => {
+                let at = self.rows.len() as u32;
+                self.rows.push(row());
+                self.slots.fill(vacant, hash, at);
+                true
+            }
+        }
+    }
 }
 
 /// A chunk's bytes and its arena, which its spans point into.
@@ -127,7 +174,7 @@ impl Whole {
             .iter()
             .map(|c| (&batch.data[c.range.clone()], &c.bufs.arena[..]))
             .collect();
-        let format = |t: &mut Vec<u8>, views: &[View], r: &Row| {
+        let format = |t: &mut Vec<u8>, r: &Row| {
             let (data, arena) = views[r.chunk as usize];
             let key = r.key.get(data, arena);
             format_row(
@@ -145,7 +192,7 @@ impl Whole {
             let pieces: Vec<&[Row]> = rows.chunks(piece_rows(rows.len())).collect();
             super::write_pieces(&pieces, out, |rows, t| {
                 for r in *rows {
-                    format(t, &views, r);
+                    format(t, r);
                 }
             })?;
             return Ok(rows.len() as u64);
@@ -167,27 +214,9 @@ impl Whole {
                     if let Some(f) = es.get(n + 8) {
                         ix.slots.prefetch(f.hash());
                     }
-                    let key = e.key.get(data, arena);
-                    let rows = &ix.rows;
-                    let found = ix.slots.find(e.hash(), |at| {
-                        let r = &rows[at as usize];
-                        let (d, a) = views[r.chunk as usize];
-                        r.key.get(d, a) == key
-                    });
-                    match found {
-                        Ok((_, at)) => ix.rows[at as usize].count += 1,
-                        Err(vacant) => {
-                            let at = ix.rows.len() as u32;
-                            ix.rows.push(Row {
-                                key: e.key,
-                                example: e.example,
-                                line: c.first_line + u64::from(e.line),
-                                chunk: ci as u32,
-                                count: 1,
-                            });
-                            ix.slots.fill(vacant, e.hash(), at);
-                            c.bufs.fresh[e.seq as usize].store(p as u8 + 1, Relaxed);
-                        }
+                    let row = || Row::first(ci, c, (e.key, e.example, e.line));
+                    if ix.add(&views, (e.hash(), e.key.get(data, arena)), row) {
+                        c.bufs.fresh[e.seq as usize].store(p as u8 + 1, Relaxed);
                     }
                 }
             }
@@ -205,7 +234,7 @@ impl Whole {
                 views: &views,
             })
             .collect();
-        let by_part = |t: &mut Vec<u8>, p: &Rows, i: usize| format(t, &views, &p.rows[i]);
+        let by_part = |t: &mut Vec<u8>, p: &Rows, i: usize| format(t, &p.rows[i]);
         write_by_origin(&parts, &tape, piece_rows(tape.len()), by_part, out)
     }
 
@@ -217,38 +246,20 @@ impl Whole {
     /// and the output's gathering from 64 of them, `kasztp` takes 7 %
     /// fewer instructions and 4–6 % less CPU (BENCHMARKS.md §36).
     fn rows_in_order(&self, views: &[View]) -> Vec<Row> {
-        let n = self.chunks.iter().map(|c| c.bufs.entries.len()).sum();
-        let mut rows: Vec<Row> = Vec::with_capacity(n);
-        let mut slots = Slots::default();
+        let mut ix = Index::default();
+        ix.rows
+            .reserve_exact(self.chunks.iter().map(|c| c.bufs.entries.len()).sum());
         for (ci, c) in self.chunks.iter().enumerate() {
             let (data, arena) = views[ci];
             let es = &c.bufs.entries;
             for (n, e) in es.iter().enumerate() {
                 if let Some(f) = es.get(n + 8) {
-                    slots.prefetch(f.hash);
+                    ix.slots.prefetch(f.hash);
                 }
-                let key = e.key.get(data, arena);
-                let found = slots.find(e.hash, |at| {
-                    let r = &rows[at as usize];
-                    let (d, a) = views[r.chunk as usize];
-                    r.key.get(d, a) == key
-                });
-                match found {
-                    Ok((_, at)) => rows[at as usize].count += 1,
-                    Err(vacant) => {
-                        let at = rows.len() as u32;
-                        rows.push(Row {
-                            key: e.key,
-                            example: e.example,
-                            line: c.first_line + u64::from(e.line),
-                            chunk: ci as u32,
-                            count: 1,
-                        });
-                        slots.fill(vacant, e.hash, at);
-                    }
-                }
+                let row = || Row::first(ci, c, (e.key, e.example, e.line));
+                ix.add(views, (e.hash, e.key.get(data, arena)), row);
             }
         }
-        rows
+        ix.rows
     }
 }
