@@ -102,6 +102,17 @@ impl Slots {
         self.slots.capacity() * std::mem::size_of::<u64>()
     }
 
+    /// Room for `rows` rows in all without growing again: one rehash into
+    /// a table of that size now, where growing by doubling would write
+    /// and rehash about twice its slots on the way. A caller that can
+    /// project how many rows will come calls this once it can.
+    pub fn reserve(&mut self, rows: usize) {
+        let n = (rows * 4 / 3 + 1).next_power_of_two().max(FIRST);
+        if n > self.slots.len() {
+            self.rehash(n);
+        }
+    }
+
     #[inline]
     fn mask(&self) -> usize {
         self.slots.len() - 1
@@ -183,10 +194,16 @@ impl Slots {
         self.slots[at.0] = (self.slots[at.0] & !0xFFFF_FFFF) | u64::from(row + 1);
     }
 
-    /// Twice the capacity; the slots move by their tags alone.
+    /// Twice the capacity.
     #[cold]
     fn grow(&mut self) {
-        let bigger = empty(self.slots.len() * 2);
+        self.rehash(self.slots.len() * 2);
+    }
+
+    /// `n` slots (a power of two, more than now); the slots move by their
+    /// tags alone.
+    fn rehash(&mut self, n: usize) {
+        let bigger = empty(n);
         let old = std::mem::replace(&mut self.slots, bigger);
         let mask = self.mask();
         for s in old.into_iter().filter(|&s| s != EMPTY) {
@@ -249,6 +266,35 @@ mod tests {
                 Some(r as u32)
             );
             assert_eq!(s.peek(h), Some(r as u32));
+        }
+    }
+
+    #[test]
+    fn reserve_sizes_once_and_keeps_rows_findable() {
+        let hasher = foldhash::fast::FixedState::with_seed(3);
+        let hs: Vec<u64> = (0..7000u64).map(|i| hasher.hash_one(i)).collect();
+        let mut s = Slots::default();
+        for (r, &h) in hs.iter().enumerate() {
+            if r == 1000 {
+                // Room for 7,000 in all: 16,384 slots (at most 3/4 full), no
+                // growth after.
+                s.reserve(7000);
+                assert_eq!(s.slots.len(), 16384);
+            }
+            let Err(at) = s.find(h, |x| hs[x as usize] == h) else {
+                panic!("hash {r} found before it was added")
+            };
+            s.fill(at, h, r as u32);
+        }
+        assert_eq!((s.slots.len(), s.len()), (16384, 7000));
+        // Less room than there is changes nothing.
+        s.reserve(10);
+        assert_eq!(s.slots.len(), 16384);
+        for (r, &h) in hs.iter().enumerate() {
+            assert_eq!(
+                s.find(h, |x| hs[x as usize] == h).ok().map(|f| f.1),
+                Some(r as u32)
+            );
         }
     }
 
