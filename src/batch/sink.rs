@@ -285,10 +285,41 @@ mod x86 {
     }
 }
 
-/// Append an integer field (`itoa`: two digits per step from a table).
+/// Append an integer field: two digits per step from a table, as `itoa`
+/// does, but into a buffer of fixed size that is appended whole and cut
+/// back. `itoa`'s digits end its buffer at a place known only at run time,
+/// so appending them called `memmove` for a few bytes: on `kasztp` that
+/// call was 4.7 % of a dedup (two numbers a row), more than the digits.
 #[inline]
-pub fn csv_u64(out: &mut Vec<u8>, n: u64) {
-    out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
+pub fn csv_u64(out: &mut Vec<u8>, mut n: u64) {
+    const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
+        2021222324252627282930313233343536373839\
+        4041424344454647484950515253545556575859\
+        6061626364656667686970717273747576777879\
+        8081828384858687888990919293949596979899";
+    if n < 10 {
+        out.push(b'0' + n as u8);
+        return;
+    }
+    // At most 20 digits (`u64::MAX`).
+    let len = n.ilog10() as usize + 1;
+    let mut buf = [0u8; 20];
+    let mut end = len;
+    while n >= 100 {
+        let d = (n % 100) as usize * 2;
+        n /= 100;
+        end -= 2;
+        buf[end..end + 2].copy_from_slice(&PAIRS[d..d + 2]);
+    }
+    if n >= 10 {
+        let d = n as usize * 2;
+        buf[..2].copy_from_slice(&PAIRS[d..d + 2]);
+    } else {
+        buf[0] = b'0' + n as u8;
+    }
+    let at = out.len();
+    out.extend_from_slice(&buf);
+    out.truncate(at + len);
 }
 
 #[cfg(test)]
@@ -311,6 +342,21 @@ mod tests {
             v,
             b"plain,\"a,b\",\"say \"\"hi\"\"\n\",0,18446744073709551615".to_vec()
         );
+    }
+
+    #[test]
+    fn integers_are_written_as_std_writes_them() {
+        let mut ns = vec![0, 1, 9, u64::MAX, u64::MAX - 1];
+        for d in 1..20 {
+            let p = 10u64.pow(d);
+            ns.extend([p - 1, p, p + 1, p + p / 2 + 7]);
+        }
+        let mut v = b"x".to_vec();
+        for &n in &ns {
+            let at = v.len();
+            csv_u64(&mut v, n);
+            assert_eq!(&v[at..], n.to_string().as_bytes(), "{n}");
+        }
     }
 
     #[test]
