@@ -1960,16 +1960,30 @@ fn format_row(
     line: u64,
     example: &[u8],
 ) {
+    // Where the canonical field was written, when the example is the same
+    // bytes (the input line was canonical already, and its key borrows
+    // it): the example is then copied from there, not scanned for quoting
+    // again.
+    let mut same = None;
     for (i, c) in columns.iter().enumerate() {
         if i > 0 {
             t.push(b',');
         }
         match c {
-            Field::Canonical => csv_field(t, shown),
+            Field::Canonical => {
+                let start = t.len();
+                csv_field(t, shown);
+                if std::ptr::eq(shown, example) {
+                    same = Some(start..t.len());
+                }
+            }
             Field::Count => csv_u64(t, count),
             Field::FirstFile => t.extend_from_slice(file),
             Field::FirstLine => csv_u64(t, line),
-            Field::Example => csv_field(t, example),
+            Field::Example => match same.clone() {
+                Some(field) => t.extend_from_within(field),
+                None => csv_field(t, example),
+            },
         }
     }
     t.push(b'\n');
