@@ -57,6 +57,32 @@ const PART_BITS: u32 = 6;
 /// Number of hash partitions.
 pub const PARTS: usize = 1 << PART_BITS;
 
+/// The most workers on which a batch that may be the input's only one is
+/// keyed in input order and indexed in one table by one worker
+/// ([`whole`]), not grouped by partition and merged by partitions in
+/// parallel; on more than one, only a batch of up to [`IN_ORDER_BYTES`].
+/// On two workers the one table's serial index costs less than the
+/// grouping, the partitions' sync and the gathering of rows from 64 of
+/// them, up to a few MB: `dedup -j2` wall 0.86–0.96 on the real samples
+/// (2.2–2.5 MB), 0.93 / 0.975 / 1.013 / 1.06 on 2.0 / 4.1 / 6.2 / 8.3 MB of
+/// the generated corpus (BENCHMARKS.md §37). The index is about a tenth
+/// of the work, so on many workers it would be what they wait for; more
+/// than two were not measured (this machine has two cores).
+const IN_ORDER_WORKERS: usize = 2;
+
+/// See [`IN_ORDER_WORKERS`].
+const IN_ORDER_BYTES: usize = 4 << 20;
+
+/// Whether a batch of `bytes` that may be kept is keyed in input order on
+/// `workers` ([`IN_ORDER_WORKERS`]).
+fn in_order(workers: usize, bytes: usize) -> bool {
+    #[cfg(test)]
+    let most = tests::IN_ORDER_BYTES.get();
+    #[cfg(not(test))]
+    let most = IN_ORDER_BYTES;
+    workers == 1 || (workers <= IN_ORDER_WORKERS && bytes <= most)
+}
+
 /// Spill files per partition (by two more bits of the hash), so that the
 /// end of a spilled run holds 1/256 of the distinct keys at a time while
 /// the k-way merge stays within the usual limit of open files.
@@ -358,10 +384,11 @@ pub fn run(
                 table.add(cfg, &kept, &mut chunks)?;
                 spares.keep(chunks);
             }
-            // On one worker a batch that may be kept leaves its entries in
-            // input order: `whole` then indexes them in one table, in that
-            // order, and needs no grouping by partition.
-            let grouped = !(table.may_keep() && workers == 1);
+            // On one worker, or two and a batch of a few MB, a batch that
+            // may be kept leaves its entries in input order: `whole` then
+            // indexes them in one table, in that order, and needs no
+            // grouping by partition.
+            let grouped = !(table.may_keep() && in_order(workers, batch.data.len()));
             #[cfg(test)]
             tests::IN_ORDER.set(tests::IN_ORDER.get() + usize::from(!grouped));
             let mut chunks = cfg.on_pool(|| {
@@ -527,8 +554,8 @@ struct ChunkBufs {
     /// The entries in input order, as the lines are keyed; empty once
     /// they are grouped ([`Chunk::group`]). Grouped as the chunk is made,
     /// the buffer serves the worker's next chunk at once
-    /// ([`Spares::keep_entries`]); a batch that may be kept on one worker
-    /// keeps them here, and [`whole`] reads them.
+    /// ([`Spares::keep_entries`]); a batch that may be kept, on up to
+    /// [`IN_ORDER_WORKERS`], keeps them here, and [`whole`] reads them.
     entries: Vec<Entry>,
     arena: Vec<u8>,
     /// The same entries grouped by partition: partition `p` is
@@ -2309,8 +2336,10 @@ mod tests {
         /// Batches [`super::run`] kept for [`super::whole`] on this thread.
         pub(super) static KEPT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
         /// Batches [`super::run`] keyed with their entries left in input
-        /// order (one worker, a batch that may be kept).
+        /// order (up to two workers, a batch that may be kept).
         pub(super) static IN_ORDER: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+        /// [`super::IN_ORDER_BYTES`], smaller for a test.
+        pub(super) static IN_ORDER_BYTES: std::cell::Cell<usize> = const { std::cell::Cell::new(super::IN_ORDER_BYTES) };
         /// Writer threads [`super::write_pieces`] started on this thread.
         pub(super) static WRITERS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
         /// [`Table::max_blocks`] of the tables this thread makes.
@@ -2536,8 +2565,9 @@ mod tests {
     /// An input of one batch written from the batch itself ([`whole`])
     /// gives what the arena table gives, byte for byte, summary included:
     /// repeats and variants, blank, rejected and CRLF lines, a BOM, split
-    /// items, every column, SURTs, CSV records; on one worker (the entries
-    /// in input order, one table), on the default pool and on three. A
+    /// items, every column, SURTs, CSV records; on one worker and on the
+    /// default pool (the entries in input order, one table, on up to two
+    /// workers) and on three (grouped by partition). A
     /// batch kept as the last when more came is merged first (the way back
     /// in [`run`]), and a tight budget or a sorted output does not keep it.
     #[test]
@@ -2629,15 +2659,15 @@ mod tests {
             let (want, want_s, (kept, _)) = run_way(&texts, &format, &cfg, (false, false));
             assert_eq!((kept, want_s.spills), (0, 0));
             let (got, got_s, kept) = run_way(&texts, &format, &cfg, (true, true));
-            // One worker keys the kept batch in input order.
-            assert_eq!(kept, (1, usize::from(workers == 1)));
+            // Up to two workers key the kept batch in input order.
+            assert_eq!(kept, (1, usize::from(in_order(workers, lines.len()))));
             assert!(got == want, "{}", String::from_utf8_lossy(&got));
             assert_eq!(got_s, want_s);
         }
         // Two inputs (so at least two batches), the first batch taken for
         // the last: kept, then merged when the next comes (later batches
-        // are not kept: the table holds rows by then; on one worker the
-        // kept one is grouped by partition first).
+        // are not kept: the table holds rows by then; keyed in input order,
+        // the kept one is grouped by partition first).
         let small = Config {
             batch_bytes: 1,
             ..base.clone()
@@ -2646,7 +2676,22 @@ mod tests {
             let (want, want_s, _) = run_way(&[lines, lines], &Format::Lines, &cfg, (false, false));
             let (got, got_s, kept) = run_way(&[lines, lines], &Format::Lines, &cfg, (true, true));
             let workers = cfg.on_pool(rayon::current_num_threads);
-            assert_eq!(kept, (1, usize::from(workers == 1)));
+            assert_eq!(kept, (1, usize::from(in_order(workers, lines.len()))));
+            assert!(got == want);
+            assert_eq!(got_s, want_s);
+        }
+        // On two workers, a batch of more than `IN_ORDER_BYTES` is grouped
+        // by partition (and kept all the same); one of at most that is not.
+        let two = Config {
+            pool: pool(2),
+            ..base.clone()
+        };
+        let (want, want_s, _) = run_way(&[lines], &Format::Lines, &two, (false, false));
+        for (most, in_order) in [(lines.len() - 100, 0), (lines.len(), 1)] {
+            IN_ORDER_BYTES.set(most);
+            let (got, got_s, kept) = run_way(&[lines], &Format::Lines, &two, (true, true));
+            IN_ORDER_BYTES.set(super::IN_ORDER_BYTES);
+            assert_eq!(kept, (1, in_order));
             assert!(got == want);
             assert_eq!(got_s, want_s);
         }
@@ -2669,7 +2714,7 @@ mod tests {
             let (want, want_s, _) = run_way(&[lines], &Format::Lines, &cfg, (false, false));
             let (got, s, kept) = run_way(&[lines], &Format::Lines, &cfg, (true, true));
             assert_eq!(kept.0, 0);
-            if cfg.on_pool(rayon::current_num_threads) == 1 {
+            if in_order(cfg.on_pool(rayon::current_num_threads), lines.len()) {
                 assert_eq!(kept.1, usize::from(cfg.order == Order::First));
             }
             assert_eq!(s.spills > 0, cfg.order == Order::First);

@@ -2,10 +2,11 @@
 //! batch's own keys (the [`super::Entry`]s its chunks made) instead of copying
 //! each new row into an arena record. The keys are 3987bis §5.3's, as in
 //! the parent module; what changes is only where a row's bytes are.
-//! On one worker the chunks leave their entries in input order and one
-//! table indexes them, so rows come in output order already
-//! ([`Whole::rows_in_order`]); on more, each partition has its table, as
-//! in the arena table, and a tape says in which order to write them.
+//! On up to two workers ([`super::IN_ORDER_WORKERS`]) the chunks leave
+//! their entries in input order and one table indexes them, so rows come
+//! in output order already ([`Whole::rows_in_order`]); on more, each
+//! partition has its table, as in the arena table, and a tape says in
+//! which order to write them.
 //!
 //! The arena ([`super::Arena`]) exists so that a batch can be dropped once
 //! it is merged: its buffers serve the next batch. When the reader has no
@@ -74,7 +75,7 @@ impl Row {
     }
 }
 
-/// One partition (or, on one worker, the whole batch): the index of its
+/// One partition (or, keyed in input order, the whole batch): the index of its
 /// rows, and the rows in the order they were added (the order of first
 /// occurrence).
 #[derive(Default)]
@@ -163,9 +164,9 @@ impl Whole {
 
     /// Merge the chunks (partitions in parallel, chunks in order, as
     /// [`super::Table::merge`] does), then write the rows in order of
-    /// first occurrence; the number of rows. Chunks keyed on one worker
-    /// left their entries in input order: they go into one table, in
-    /// order ([`Whole::rows_in_order`]).
+    /// first occurrence; the number of rows. Chunks keyed on up to two
+    /// workers left their entries in input order: they go into one table,
+    /// in order ([`Whole::rows_in_order`]).
     pub(super) fn write(
         self,
         columns: &[Field],
@@ -248,7 +249,10 @@ impl Whole {
     /// previous row's were (no partitions, no tape). On one worker the
     /// partitions buy no parallelism; without their grouping, their tape
     /// and the output's gathering from 64 of them, `kasztp` takes 7 %
-    /// fewer instructions and 4–6 % less CPU (BENCHMARKS.md §36).
+    /// fewer instructions and 4–6 % less CPU (BENCHMARKS.md §36). On two,
+    /// this serial index (a tenth of the work) costs less than what the
+    /// partitions cost to buy theirs (§37); the output is formatted in
+    /// parallel either way.
     fn rows_in_order(&self, views: &[View]) -> Vec<Row> {
         let mut ix = Index::default();
         let entries: usize = self.chunks.iter().map(|c| c.bufs.entries.len()).sum();
