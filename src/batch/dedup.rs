@@ -414,9 +414,13 @@ pub fn run(
                 }
             }
             // The input's only batch is indexed where it is, at the end
-            // (`whole`); asked last, when the reader had the most time to
-            // find that it has ended.
-            let whole = table.takes_whole(&chunks) && ended(upcoming);
+            // (`whole`). The reader says so with the batch when it saw the
+            // end in reading it (a file smaller than a batch); else the
+            // queue is asked last, when the reader had the most time to
+            // find that it has ended. (Only asking, a loaded machine that
+            // had not yet run the reader to its end sent a small file the
+            // arena's way: `kasztp` +40 %, in one run of eight.)
+            let whole = table.takes_whole(&chunks) && (batch.last || ended(upcoming));
             if !whole {
                 table.add(cfg, &batch, &mut chunks)?;
             }

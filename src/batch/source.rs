@@ -303,6 +303,11 @@ pub struct Batch {
     pub charset: Option<Charset>,
     /// Bytes of the input this batch covers (for progress).
     pub bytes: u64,
+    /// The run's last batch: the reader found the end of the last input
+    /// in reading it. False also where that was not known yet (a stream
+    /// that had not ended when the batch was full); [`Upcoming::ended`]
+    /// tells later.
+    pub last: bool,
     /// Where `data`'s buffer goes back to when the batch is dropped, for
     /// the reader to fill again: its pages stay mapped, so a run does not
     /// fault in (and the kernel zero) a fresh buffer per batch.
@@ -426,9 +431,11 @@ pub fn for_each_batch(
         .name("irinorm-read".into())
         .spawn(move || {
             let spare = Spare::default();
+            let n = inputs.len();
             for (file, opened) in inputs.into_iter().enumerate() {
                 let sizes = (max_line, batch_bytes);
-                match read_input(file, opened, &format, charset, sizes, &spare, &tx) {
+                let at = (file, file + 1 == n);
+                match read_input(at, opened, &format, charset, sizes, &spare, &tx) {
                     Ok(true) => {}
                     // The receiver is gone: the run stopped.
                     Ok(false) => return,
@@ -487,10 +494,11 @@ impl Upcoming {
     }
 }
 
-/// One input, read on the reader thread; `sizes`: the longest line kept,
-/// and the target size of a batch. `Ok(false)`: the receiver is gone.
+/// One input, read on the reader thread: the `file`-th, and whether it is
+/// the `last`; `sizes`: the longest line kept, and the target size of a
+/// batch. `Ok(false)`: the receiver is gone.
 fn read_input(
-    file: usize,
+    (file, last): (usize, bool),
     opened: Opened,
     format: &Format,
     charset: Option<Charset>,
@@ -549,6 +557,7 @@ fn read_input(
                     records: Vec::new(),
                     charset,
                     bytes,
+                    last: last && reader.at_end(),
                 };
                 if !send(Item::Batch(b)) {
                     return Ok(false);
@@ -622,6 +631,7 @@ fn read_input(
                         records: std::mem::replace(&mut pending, Vec::with_capacity(1024)),
                         charset,
                         bytes: byte - last_byte,
+                        last: last && !more,
                     };
                     last_byte = byte;
                     if !send(Item::Batch(b)) {
@@ -1379,6 +1389,13 @@ impl<R: Read> BatchReader<R> {
         batch
     }
 
+    /// Whether the stream has ended and every byte of it was handed out
+    /// in a batch ([`BatchReader::next_batch`] saw the end itself: a
+    /// stream smaller than a batch is read until a read gives nothing).
+    pub fn at_end(&self) -> bool {
+        self.eof && self.consumed == self.len
+    }
+
     fn strip_first_bom(&mut self) -> bool {
         if std::mem::take(&mut self.first) && self.buf[..self.len].starts_with(BOM) {
             self.buf.copy_within(BOM.len()..self.len, 0);
@@ -1395,6 +1412,7 @@ mod tests {
 
     /// `ended` is never true while a batch is still to come (and the item
     /// it looked at is still handed out), and becomes true on the last.
+    /// The last batch says so itself (`Batch::last`), and no other does.
     #[test]
     fn upcoming_ends_only_after_the_last_batch() {
         let wait = |up: &Upcoming, most: std::time::Duration| {
@@ -1404,15 +1422,32 @@ mod tests {
             }
             up.ended()
         };
-        // 240 KB per input: one batch of 1 MiB, or several (a batch holds
-        // at least what one read of 64 KiB gave).
-        for (inputs, batch_bytes) in [(1, 1 << 20), (1, 100), (3, 1 << 20), (3, 300)] {
-            let opened = (0..inputs)
-                .map(|i| {
-                    let text = format!("http://a/{i}\n").repeat(20_000).into_bytes();
-                    Opened::from_reader(format!("in{i}"), Box::new(io::Cursor::new(text)))
-                })
-                .collect();
+        // 220 KB per input: one batch of 1 MiB, or several (a batch holds
+        // at least what one read of 64 KiB gave); read from memory (a
+        // caller's reader) or from files.
+        let dir = tempfile::tempdir().unwrap();
+        let text = |i| format!("http://a/{i}\n").repeat(20_000);
+        let cases = [(1, 1 << 20), (1, 100), (3, 1 << 20), (3, 300)];
+        let from_files = [(2, 1 << 20), (2, 100_000)];
+        let cases = cases.map(|c| (false, c)).into_iter();
+        for (files, (inputs, batch_bytes)) in cases.chain(from_files.map(|c| (true, c))) {
+            let opened = if files {
+                let paths: Vec<Input> = (0..inputs)
+                    .map(|i| {
+                        let path = dir.path().join(format!("in{i}"));
+                        std::fs::write(&path, text(i)).unwrap();
+                        Input::Path(path)
+                    })
+                    .collect();
+                open_all(&paths).unwrap()
+            } else {
+                (0..inputs)
+                    .map(|i| {
+                        let text = text(i).into_bytes();
+                        Opened::from_reader(format!("in{i}"), Box::new(io::Cursor::new(text)))
+                    })
+                    .collect()
+            };
             let all = 20_000 * inputs as u64;
             let (mut lines, mut batches) = (0, 0);
             for_each_batch(
@@ -1425,6 +1460,15 @@ mod tests {
                     if let Item::Batch(b) = item {
                         lines += count_lines(&b.data);
                         batches += 1;
+                        // A file smaller than a batch is read until a read
+                        // finds its end: its batch knows it is the last. A
+                        // caller's reader may end with a short read, before
+                        // the one that finds the end, and a batch may fill
+                        // up before it: those may not know.
+                        if files && batch_bytes == 1 << 20 {
+                            assert_eq!(b.last, lines == all);
+                        }
+                        assert!(!b.last || lines == all);
                         if lines < all {
                             assert!(!wait(up, std::time::Duration::from_millis(3)));
                         } else {
@@ -1440,6 +1484,28 @@ mod tests {
             assert_eq!(lines, all);
             assert!(batches > inputs || batch_bytes == 1 << 20, "{batches}");
         }
+        let csv = |n: usize| {
+            let rows: String = (0..n).map(|i| format!("{i},http://a/{i}\n")).collect();
+            Opened::from_reader("in", Box::new(io::Cursor::new(format!("id,url\n{rows}"))))
+        };
+        let records = Format::Records(RecordFormat {
+            delimiter: b',',
+            header: true,
+            column: Column::Name("url".into()),
+            base_column: None,
+        });
+        let all = 2 * RECORDS_PER_BATCH + 10 + 5;
+        let mut seen = 0;
+        let inputs = vec![csv(2 * RECORDS_PER_BATCH + 10), csv(5)];
+        for_each_batch(inputs, &records, None, 1000, 1 << 20, |item, _| {
+            if let Item::Batch(b) = item {
+                seen += b.records.len();
+                assert_eq!(b.last, seen == all);
+            }
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(seen, all);
     }
 
     #[test]
