@@ -63,8 +63,8 @@ pub const PARTS: usize = 1 << PART_BITS;
 /// parallel; on more than one, only a batch of up to [`IN_ORDER_BYTES`].
 /// On two workers the one table's serial index costs less than the
 /// grouping, the partitions' sync and the gathering of rows from 64 of
-/// them, up to a few MB: `dedup -j2` wall 0.86–0.96 on the real samples
-/// (2.2–2.5 MB), 0.93 / 0.975 / 1.013 / 1.06 on 2.0 / 4.1 / 6.2 / 8.3 MB of
+/// them, up to a few MB: `dedup -j2` wall 0.82–0.92 on the real samples
+/// (0.8–2.5 MB), 0.93 / 0.975 / 1.013 / 1.06 on 2.0 / 4.1 / 6.2 / 8.3 MB of
 /// the generated corpus (BENCHMARKS.md §37). The index is about a tenth
 /// of the work, so on many workers it would be what they wait for; more
 /// than two were not measured (this machine has two cores).
@@ -417,9 +417,10 @@ pub fn run(
             // (`whole`). The reader says so with the batch when it saw the
             // end in reading it (a file smaller than a batch); else the
             // queue is asked last, when the reader had the most time to
-            // find that it has ended. (Only asking, a loaded machine that
+            // find that it has ended. (Asking alone, a loaded machine that
             // had not yet run the reader to its end sent a small file the
-            // arena's way: `kasztp` +40 %, in one run of eight.)
+            // arena's way, +40 % for `kasztp`: 8 runs of 51 with one core
+            // busy, BENCHMARKS.md §37.)
             let whole = table.takes_whole(&chunks) && (batch.last || ended(upcoming));
             if !whole {
                 table.add(cfg, &batch, &mut chunks)?;

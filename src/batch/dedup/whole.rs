@@ -2,11 +2,11 @@
 //! batch's own keys (the [`super::Entry`]s its chunks made) instead of copying
 //! each new row into an arena record. The keys are 3987bis §5.3's, as in
 //! the parent module; what changes is only where a row's bytes are.
-//! On up to two workers ([`super::IN_ORDER_WORKERS`]) the chunks leave
-//! their entries in input order and one table indexes them, so rows come
-//! in output order already ([`Whole::rows_in_order`]); on more, each
-//! partition has its table, as in the arena table, and a tape says in
-//! which order to write them.
+//! On one worker, or on two for a batch of a few MB
+//! ([`super::IN_ORDER_WORKERS`]), the chunks leave their entries in input
+//! order and one table indexes them, so rows come in output order already
+//! ([`Whole::rows_in_order`]); otherwise each partition has its table, as
+//! in the arena table, and a tape says in which order to write them.
 //!
 //! The arena ([`super::Arena`]) exists so that a batch can be dropped once
 //! it is merged: its buffers serve the next batch. When the reader has no
@@ -165,9 +165,9 @@ impl Whole {
 
     /// Merge the chunks (partitions in parallel, chunks in order, as
     /// [`super::Table::merge`] does), then write the rows in order of
-    /// first occurrence; the number of rows. Chunks keyed on up to two
-    /// workers left their entries in input order: they go into one table,
-    /// in order ([`Whole::rows_in_order`]).
+    /// first occurrence; the number of rows. Chunks that left their
+    /// entries in input order ([`super::IN_ORDER_WORKERS`]) go into one
+    /// table, in order ([`Whole::rows_in_order`]).
     pub(super) fn write(
         self,
         columns: &[Field],
