@@ -1,10 +1,11 @@
 //! The dedup engine against a naive reference: the same lines keyed one by
 //! one into a `BTreeMap` (key → count, first line, example), rows in order
-//! of first occurrence. The engine runs three times: with a tiny memory
+//! of first occurrence. The engine runs four times: with a tiny memory
 //! budget (it spills after every batch), small chunks and batches, and
 //! several workers; and in memory, with the default batch (an input of one
 //! batch is then indexed where it is, `dedup::whole`), on three workers
-//! (a table per partition) and on one (one table, in input order). Its
+//! (a table per partition), on two (chunks keyed in input order by two
+//! workers, one table) and on one (one table, in input order). Its
 //! CSV must be exactly the reference's every time. A bit of the first
 //! byte chooses the output columns: all five, or `first_line,canonical`
 //! (a table without examples).
@@ -19,12 +20,13 @@ use irinorm::batch::{dedup, key_fn, prep::Prep, source, Format, Quiet};
 use irinorm::{Level, Normalizer, Options};
 use libfuzzer_sys::fuzz_target;
 
-/// Pools of three workers and of one (on one worker a kept batch is
-/// indexed in input order, in one table: another way to the same rows).
-fn pool(one: bool) -> Arc<rayon::ThreadPool> {
-    static POOLS: [OnceLock<Arc<rayon::ThreadPool>>; 2] = [OnceLock::new(), OnceLock::new()];
-    let threads = if one { 1 } else { 3 };
-    POOLS[usize::from(one)]
+/// Pools of one, two and three workers (on up to two a kept batch of a
+/// few MB is indexed in input order, in one table: another way to the
+/// same rows).
+fn pool(threads: usize) -> Arc<rayon::ThreadPool> {
+    static POOLS: [OnceLock<Arc<rayon::ThreadPool>>; 3] =
+        [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+    POOLS[threads - 1]
         .get_or_init(|| {
             Arc::new(rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap())
         })
@@ -97,11 +99,15 @@ fuzz_target!(|data: &[u8]| {
         chunk_size: 64,
         max_line_bytes: max_line,
         columns,
-        pool: Some(pool(false)),
+        pool: Some(pool(3)),
         ..dedup::Config::default()
     };
     let one_worker = dedup::Config {
-        pool: Some(pool(true)),
+        pool: Some(pool(1)),
+        ..in_memory.clone()
+    };
+    let two_workers = dedup::Config {
+        pool: Some(pool(2)),
         ..in_memory.clone()
     };
     let spilling = dedup::Config {
@@ -110,7 +116,7 @@ fuzz_target!(|data: &[u8]| {
         temp_dir: Some(dir.path().to_path_buf()),
         ..in_memory.clone()
     };
-    for cfg in [spilling, in_memory, one_worker] {
+    for cfg in [spilling, in_memory, two_workers, one_worker] {
         let mut inputs = source::open_all(&[source::Input::Path(path.clone())]).unwrap();
         for o in &mut inputs {
             o.name = "in".into();
