@@ -414,14 +414,9 @@ pub fn run(
                 }
             }
             // The input's only batch is indexed where it is, at the end
-            // (`whole`). The reader says so with the batch when it saw the
-            // end in reading it (a file smaller than a batch); else the
-            // queue is asked last, when the reader had the most time to
-            // find that it has ended. (Asking alone, a loaded machine that
-            // had not yet run the reader to its end sent a small file the
-            // arena's way, +40 % for `kasztp`: 8 runs of 51 with one core
-            // busy, BENCHMARKS.md §37.)
-            let whole = table.takes_whole(&chunks) && (batch.last || ended(upcoming));
+            // (`whole`); asked last, when the reader had the most time to
+            // find that it has ended (if the batch did not say so itself).
+            let whole = table.takes_whole(&chunks) && ended(upcoming);
             if !whole {
                 table.add(cfg, &batch, &mut chunks)?;
             }
@@ -2567,6 +2562,22 @@ mod tests {
         (csv, s, (KEPT.get(), IN_ORDER.get()))
     }
 
+    /// [`run_way`] without [`whole`] and with it (the reader taken to have
+    /// ended): the same CSV and summary. The summary, the batches kept
+    /// without `whole` (none may be), and those kept with it (and of
+    /// those, keyed in input order).
+    fn both_ways(
+        texts: &[&'static [u8]],
+        format: &Format,
+        cfg: &Config,
+    ) -> (Summary, usize, (usize, usize)) {
+        let (want, want_s, (not_taken, _)) = run_way(texts, format, cfg, (false, false));
+        let (got, got_s, kept) = run_way(texts, format, cfg, (true, true));
+        assert!(got == want, "{}", String::from_utf8_lossy(&got));
+        assert_eq!(got_s, want_s);
+        (got_s, not_taken, kept)
+    }
+
     /// An input of one batch written from the batch itself ([`whole`])
     /// gives what the arena table gives, byte for byte, summary included:
     /// repeats and variants, blank, rejected and CRLF lines, a BOM, split
@@ -2661,13 +2672,10 @@ mod tests {
         });
         for (texts, format, cfg) in cases {
             let workers = cfg.on_pool(rayon::current_num_threads);
-            let (want, want_s, (kept, _)) = run_way(&texts, &format, &cfg, (false, false));
-            assert_eq!((kept, want_s.spills), (0, 0));
-            let (got, got_s, kept) = run_way(&texts, &format, &cfg, (true, true));
+            let (s, not_taken, kept) = both_ways(&texts, &format, &cfg);
+            assert_eq!((not_taken, s.spills), (0, 0));
             // Up to two workers key the kept batch in input order.
             assert_eq!(kept, (1, usize::from(in_order(workers, lines.len()))));
-            assert!(got == want, "{}", String::from_utf8_lossy(&got));
-            assert_eq!(got_s, want_s);
         }
         // Two inputs (so at least two batches), the first batch taken for
         // the last: kept, then merged when the next comes (later batches
@@ -2678,12 +2686,9 @@ mod tests {
             ..base.clone()
         };
         for cfg in [small.clone(), one(&small)] {
-            let (want, want_s, _) = run_way(&[lines, lines], &Format::Lines, &cfg, (false, false));
-            let (got, got_s, kept) = run_way(&[lines, lines], &Format::Lines, &cfg, (true, true));
+            let (_, _, kept) = both_ways(&[lines, lines], &Format::Lines, &cfg);
             let workers = cfg.on_pool(rayon::current_num_threads);
             assert_eq!(kept, (1, usize::from(in_order(workers, lines.len()))));
-            assert!(got == want);
-            assert_eq!(got_s, want_s);
         }
         // On two workers, a batch of more than `IN_ORDER_BYTES` is grouped
         // by partition (and kept all the same); one of at most that is not.
@@ -2691,14 +2696,11 @@ mod tests {
             pool: pool(2),
             ..base.clone()
         };
-        let (want, want_s, _) = run_way(&[lines], &Format::Lines, &two, (false, false));
         for (most, in_order) in [(lines.len() - 100, 0), (lines.len(), 1)] {
             IN_ORDER_BYTES.set(most);
-            let (got, got_s, kept) = run_way(&[lines], &Format::Lines, &two, (true, true));
+            let (_, _, kept) = both_ways(&[lines], &Format::Lines, &two);
             IN_ORDER_BYTES.set(super::IN_ORDER_BYTES);
             assert_eq!(kept, (1, in_order));
-            assert!(got == want);
-            assert_eq!(got_s, want_s);
         }
         // Not kept: a sorted output, or a budget the table would pass.
         for cfg in [
@@ -2716,15 +2718,12 @@ mod tests {
                 ..one(&base)
             },
         ] {
-            let (want, want_s, _) = run_way(&[lines], &Format::Lines, &cfg, (false, false));
-            let (got, s, kept) = run_way(&[lines], &Format::Lines, &cfg, (true, true));
+            let (s, _, kept) = both_ways(&[lines], &Format::Lines, &cfg);
             assert_eq!(kept.0, 0);
             if in_order(cfg.on_pool(rayon::current_num_threads), lines.len()) {
                 assert_eq!(kept.1, usize::from(cfg.order == Order::First));
             }
             assert_eq!(s.spills > 0, cfg.order == Order::First);
-            assert!(got == want);
-            assert_eq!(s, want_s);
         }
     }
 }

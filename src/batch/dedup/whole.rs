@@ -20,9 +20,8 @@
 //! [`super::run`] takes this way only where it gives what the arena table
 //! gives, byte for byte, summary included ([`super::Table::takes_whole`]): the
 //! output is in first-occurrence order, the batch is the first and the
-//! last (it says so, [`super::super::source::Batch::last`], or the reader
-//! has ended, [`super::super::source::Upcoming::ended`]), and the arena
-//! table would not have spilled it either. A test runs both ways on
+//! last ([`super::super::source::Upcoming::ended`]), and the arena table
+//! would not have spilled it either. A test runs both ways on
 //! the same inputs.
 
 use std::sync::atomic::Ordering::Relaxed;
