@@ -40,7 +40,7 @@ use rayon::prelude::*;
 
 use super::line::{line_key, reject_input, strip_cr, ChunkLines, Text};
 use super::sink::{csv_field, csv_u64, write_behind};
-use super::slots::{prefetch, prefetch_bytes, Slots};
+use super::slots::{prefetch_bytes, Slots};
 use super::sort::sort_by_fields;
 use super::source::{
     chunk_size, for_each_batch, for_each_line, split_chunks, Batch, Format, Item, Layout,
@@ -979,12 +979,6 @@ impl Row {
     fn origin(&self) -> (u32, u64, u32) {
         (self.file, self.line, self.item)
     }
-
-    /// Bytes of the record from its header to the end of its example.
-    fn stored(&self) -> usize {
-        let ex = if self.ex_len == SAME { 0 } else { self.ex_len };
-        HEAD + (self.key_len + ex) as usize
-    }
 }
 
 #[inline]
@@ -1219,20 +1213,15 @@ impl Part {
         }
     }
 
-    /// Ask for the first line of the record at `at` (its header).
+    /// Ask for the record at `at`: its first [`RECORD_LINES`] cache lines
+    /// (its header and, in most records, its key and example), all at once.
+    /// Asking for the header first and, once it had come, for the bytes it
+    /// measures took a second walk ahead and a load that waited
+    /// (BENCHMARKS.md §38).
     #[inline]
     fn prefetch_record(&self, at: u32) {
         let (b, o) = self.arena.block(at);
-        prefetch(b[o..].as_ptr());
-    }
-
-    /// Ask for the record at `at` past its first line (its header was
-    /// asked for by [`Part::prefetch_record`] earlier).
-    #[inline]
-    fn prefetch_rest(&self, at: u32) {
-        let (b, o) = self.arena.block(at);
-        let end = o + self.arena.row(at).stored();
-        prefetch_bytes(&b[((o | 63) + 1).min(end)..end]);
+        prefetch_bytes(&b[o..(o + RECORD_LINES * 64).min(b.len())]);
     }
 
     /// Ask for the record that a later [`Part::add`] of `hash` and a key of
@@ -1720,9 +1709,6 @@ impl Table {
                 if let Some(&(p, at, _)) = rows.get(i + AHEAD_ROW) {
                     p.prefetch_record(at);
                 }
-                if let Some(&(p, at, _)) = rows.get(i + AHEAD_KEY) {
-                    p.prefetch_rest(at);
-                }
                 format(text, p, &p.arena.row(at), surt);
             }
         })?;
@@ -1759,9 +1745,14 @@ fn piece_rows(rows: usize) -> usize {
 }
 
 /// How far ahead [`write_by_origin`] asks for a row's record, and for the
-/// rest of it (which its header measures).
+/// rest of a row whose head names it ([`Added::REST`]).
 const AHEAD_ROW: usize = 32;
 const AHEAD_KEY: usize = 16;
+
+/// Cache lines of a record [`Part::prefetch_record`] asks for: its
+/// 32-byte header with a key and an example of 80 bytes each starts
+/// anywhere in a line and ends in the fourth.
+const RECORD_LINES: usize = 4;
 
 /// A second walk of a piece of the tape, `dist` rows ahead of the row
 /// being written.
@@ -1799,11 +1790,14 @@ impl Ahead {
 trait Added: Sync {
     /// How many.
     fn added(&self) -> usize;
-    /// Ask for the `i`-th row's first line ahead of its use.
+    /// Ask for the `i`-th row ahead of its use ([`AHEAD_ROW`] rows).
     fn prefetch_head(&self, i: usize);
-    /// Ask for the rest of the `i`-th row (its first line was asked for
-    /// earlier: it may say where the rest is).
-    fn prefetch_rest(&self, i: usize);
+    /// Whether a row's head names bytes elsewhere, asked for by
+    /// [`Added::prefetch_rest`] [`AHEAD_KEY`] rows ahead (once the head,
+    /// asked for earlier, has come).
+    const REST: bool;
+    /// Ask for the rest of the `i`-th row, if [`Added::REST`].
+    fn prefetch_rest(&self, _i: usize) {}
 }
 
 impl Added for Part {
@@ -1816,10 +1810,9 @@ impl Added for Part {
         self.prefetch_record(self.recs[i]);
     }
 
-    #[inline]
-    fn prefetch_rest(&self, i: usize) {
-        Part::prefetch_rest(self, self.recs[i]);
-    }
+    /// A record holds its key and example: [`Part::prefetch_record`] asks
+    /// for all of it at once.
+    const REST: bool = false;
 }
 
 /// Every row in order of first occurrence, formatted by `format` and
@@ -1852,14 +1845,16 @@ fn write_by_origin<P: Added>(
         text.reserve(t.len() * 128);
         let mut next = start.clone();
         // The rows come from every partition in turn, too many streams for
-        // the hardware to see: ask for each row's record `AHEAD_ROW` rows
-        // ahead, and for the rest of it (which its header measures)
-        // `AHEAD_KEY` ahead (BENCHMARKS.md §17).
+        // the hardware to see: ask for each row `AHEAD_ROW` rows ahead, and
+        // for the rest of it (where its head says) `AHEAD_KEY` ahead
+        // (BENCHMARKS.md §17, §38).
         let mut rows = Ahead::new(start, AHEAD_ROW);
-        let mut keys = Ahead::new(start, AHEAD_KEY);
+        let mut rest = P::REST.then(|| Ahead::new(start, AHEAD_KEY));
         for (i, &p) in t.iter().enumerate() {
             rows.upto(i, t, parts, P::prefetch_head);
-            keys.upto(i, t, parts, P::prefetch_rest);
+            if let Some(rest) = &mut rest {
+                rest.upto(i, t, parts, P::prefetch_rest);
+            }
             format(text, &parts[p as usize], next[p as usize]);
             next[p as usize] += 1;
         }

@@ -141,6 +141,9 @@ impl Added for Rows<'_> {
         prefetch(&self.rows[i]);
     }
 
+    /// A row names its key and example in the batch's bytes.
+    const REST: bool = true;
+
     #[inline]
     fn prefetch_rest(&self, i: usize) {
         let r = &self.rows[i];
