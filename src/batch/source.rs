@@ -343,6 +343,11 @@ impl Drop for Pool {
 /// without zeroing. The reader is at most [`QUEUE`] batches ahead, so the
 /// pool keeps no more than that and one; a buffer beyond is released.
 fn give_back(spare: &Spare, buf: Vec<u8>) {
+    // The small buffer that held the bytes read past an input's last batch
+    // ([`BatchReader::adopt`]) would only be grown again.
+    if buf.capacity() < 64 << 10 {
+        return release(buf);
+    }
     if let Ok(mut s) = spare.0.lock() {
         if s.len() <= QUEUE {
             s.push(buf);
@@ -556,10 +561,15 @@ fn read_input(
             }
             let mut more = first.is_some();
             while more {
-                // The reader's buffer becomes the batch (no copy), and a
-                // spare one, returned by an earlier batch, its buffer.
-                let next = spare.take().unwrap_or_default();
-                let mut data = reader.take_batch(next);
+                // The reader's buffer becomes the batch (no copy). The
+                // bytes read past it wait in a small buffer until the batch
+                // is sent, and the reader then goes on in a spare one
+                // ([`BatchReader::adopt`]). Taken before the send, the
+                // spare pool was still empty while the queue was full: the
+                // batch the worker held came back only once it took the
+                // next, and the reader took a fresh buffer, a fifth one
+                // whose pages the kernel zeroes (BENCHMARKS.md §38).
+                let mut data = reader.take_batch(Vec::new());
                 let bytes = data.len() as u64;
                 data.drain(..std::mem::take(&mut skip));
                 let b = Batch {
@@ -574,6 +584,9 @@ fn read_input(
                 };
                 if !send(Item::Batch(b)) {
                     return Ok(false);
+                }
+                if let Some(buf) = spare.take() {
+                    release(reader.adopt(buf));
                 }
                 more = reader.next_batch().map_err(read_err)?.is_some();
             }
@@ -1387,6 +1400,19 @@ impl<R: Read> BatchReader<R> {
         }
     }
 
+    /// Go on in `buf` (a buffer of an earlier batch, whose length is kept
+    /// as space already zeroed): the bytes read ahead move into it. The
+    /// buffer the reader had is returned.
+    pub fn adopt(&mut self, mut buf: Vec<u8>) -> Vec<u8> {
+        let ahead = &self.buf[self.consumed..self.len];
+        if buf.len() < ahead.len() {
+            buf.resize(ahead.len(), 0);
+        }
+        buf[..ahead.len()].copy_from_slice(ahead);
+        (self.len, self.consumed) = (ahead.len(), 0);
+        std::mem::replace(&mut self.buf, buf)
+    }
+
     /// The batch [`BatchReader::next_batch`] returned, as an owned buffer;
     /// the reader goes on in `next` (whose length, if it was a batch's, is
     /// kept as space already zeroed: no zeroing again).
@@ -1454,6 +1480,64 @@ mod tests {
         // The reader (`tx`) is still there: the batch said so.
         assert!(up.ended());
         drop(tx);
+    }
+
+    /// A worker slower than the reader holds one batch, the queue
+    /// [`QUEUE`] more, and the reader reads into one more: the reader
+    /// takes a returned buffer only once its batch is sent (when the
+    /// worker has given back the one before), so no more buffers than that
+    /// are ever made, however many batches, and every line comes once.
+    #[test]
+    fn a_slow_worker_keeps_the_reader_to_queue_and_two_buffers() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("in");
+        // 3.4 MB: more than a batch's room (64 KiB and 1 MiB), so that no
+        // buffer is sized to what is left of the file.
+        let text: String = (0..240_000).map(|i| format!("http://a/{i}\n")).collect();
+        std::fs::write(&path, &text).unwrap();
+        for input in [Input::Path(path), Input::Stdin] {
+            let opened = match input {
+                Input::Path(_) => open_all(&[input]).unwrap(),
+                Input::Stdin => vec![Opened::from_reader(
+                    "-",
+                    Box::new(io::Cursor::new(text.clone().into_bytes())),
+                )],
+            };
+            let (mut buffers, mut bytes, mut batches) = (Vec::new(), Vec::new(), 0);
+            for_each_batch(opened, &Format::Lines, None, 1000, 64 << 10, |item, _| {
+                if let Item::Batch(b) = item {
+                    let at = b.data.as_ptr() as usize;
+                    if !buffers.contains(&at) {
+                        buffers.push(at);
+                    }
+                    bytes.extend_from_slice(&b.data);
+                    batches += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(2));
+                }
+                Ok(())
+            })
+            .unwrap();
+            assert!(batches >= 50, "{batches}");
+            assert_eq!(bytes, text.as_bytes());
+            assert!(buffers.len() <= QUEUE + 2, "{} buffers", buffers.len());
+        }
+    }
+
+    /// The pool keeps batch buffers, up to [`QUEUE`] and one, and not the
+    /// small one that held what was read past an input's last batch.
+    #[test]
+    fn the_pool_keeps_batch_buffers_only() {
+        let spare = Spare::default();
+        give_back(&spare, Vec::with_capacity(100));
+        assert!(spare.take().is_none());
+        for _ in 0..QUEUE + 3 {
+            give_back(&spare, Vec::with_capacity(64 << 10));
+        }
+        let mut kept = 0;
+        while spare.take().is_some() {
+            kept += 1;
+        }
+        assert_eq!(kept, QUEUE + 1);
     }
 
     /// `ended` is never true while a batch is still to come (and the item
