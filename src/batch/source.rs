@@ -1773,7 +1773,16 @@ mod tests {
             if n % 2 == 0 {
                 out.extend_from_slice(b);
             } else {
-                let owned = r.take_batch(spare.pop().unwrap_or_default());
+                // As a batch handed out: into a spare buffer at once, or
+                // (as the reader thread does) into a small one first, the
+                // spare adopted after (whose old bytes are not data).
+                let owned = if n % 4 == 1 {
+                    r.take_batch(spare.pop().unwrap_or_default())
+                } else {
+                    let owned = r.take_batch(Vec::new());
+                    drop(r.adopt(spare.pop().unwrap_or_default()));
+                    owned
+                };
                 assert_eq!(owned.len(), len);
                 out.extend_from_slice(&owned);
                 spare.insert(0, owned);
