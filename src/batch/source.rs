@@ -345,7 +345,7 @@ impl Drop for Pool {
 fn give_back(spare: &Spare, buf: Vec<u8>) {
     // The small buffer that held the bytes read past an input's last batch
     // ([`BatchReader::adopt`]) would only be grown again.
-    if buf.capacity() < 64 << 10 {
+    if buf.capacity() < SMALLEST_READ {
         return release(buf);
     }
     if let Ok(mut s) = spare.0.lock() {
@@ -570,7 +570,7 @@ fn read_input(
                 // next, and the reader made a buffer more than the worker,
                 // the queue and itself use, whose pages the kernel zeroes
                 // (BENCHMARKS.md §38).
-                let mut data = reader.take_batch(Vec::new());
+                let mut data = reader.take_batch();
                 let bytes = data.len() as u64;
                 data.drain(..std::mem::take(&mut skip));
                 let b = Batch {
@@ -1198,6 +1198,10 @@ fn advise(start: usize, end: usize, huge: bool) {
     let _ = (start, end, huge);
 }
 
+/// The smallest read into fresh room ([`BatchReader::next_batch`]); a
+/// buffer below it is not worth keeping for a batch ([`give_back`]).
+const SMALLEST_READ: usize = 64 << 10;
+
 /// Reads a stream in batches of complete lines with bounded memory.
 ///
 /// A batch is returned when it reaches the target size, when the source
@@ -1291,7 +1295,7 @@ impl<R: Read> BatchReader<R> {
 
     /// The same, reading into `buf` (a buffer of an earlier batch, whose
     /// length is kept as space already zeroed, as in
-    /// [`BatchReader::take_batch`]).
+    /// [`BatchReader::adopt`]).
     pub fn reusing(mut self, buf: Vec<u8>) -> Self {
         debug_assert_eq!(self.len, 0);
         self.buf = buf;
@@ -1326,7 +1330,7 @@ impl<R: Read> BatchReader<R> {
             let sized = self
                 .rest
                 .and_then(|rest| usize::try_from(rest).ok())
-                .map(|rest| old.saturating_add(rest).saturating_add(64 << 10))
+                .map(|rest| old.saturating_add(rest).saturating_add(SMALLEST_READ))
                 .filter(|&end| end < room && end > self.buf.capacity());
             if let Some(end) = sized {
                 let mut fresh = vec![0u8; end];
@@ -1341,10 +1345,10 @@ impl<R: Read> BatchReader<R> {
             // zeroes ~64 KiB, not 1 MiB of fresh memory (BENCHMARKS.md §29).
             let most = match self.buf.len() - old {
                 z if z >= 1 << 20 => 1 << 20,
-                z if z >= 64 << 10 => z,
-                _ => old.max(64 << 10),
+                z if z >= SMALLEST_READ => z,
+                _ => old.max(SMALLEST_READ),
             };
-            let want = self.target.saturating_sub(old).clamp(64 << 10, most);
+            let want = self.target.saturating_sub(old).clamp(SMALLEST_READ, most);
             if self.buf.len() < old + want {
                 // The whole batch's room at once: a buffer grown step by
                 // step is moved (`mremap`) as it doubles, and each move
@@ -1414,18 +1418,15 @@ impl<R: Read> BatchReader<R> {
         std::mem::replace(&mut self.buf, buf)
     }
 
-    /// The batch [`BatchReader::next_batch`] returned, as an owned buffer;
-    /// the reader goes on in `next` (whose length, if it was a batch's, is
-    /// kept as space already zeroed: no zeroing again).
-    pub fn take_batch(&mut self, mut next: Vec<u8>) -> Vec<u8> {
-        let tail = self.len - self.consumed;
-        if next.len() < tail {
-            next.resize(tail, 0);
-        }
-        next[..tail].copy_from_slice(&self.buf[self.consumed..self.len]);
-        let mut batch = std::mem::replace(&mut self.buf, next);
+    /// The batch [`BatchReader::next_batch`] returned, as an owned buffer.
+    /// The bytes read past it stay in a small buffer of their own, which
+    /// the reader grows as it reads on, unless it [`BatchReader::adopt`]s
+    /// a buffer of an earlier batch first.
+    pub fn take_batch(&mut self) -> Vec<u8> {
+        let tail = self.buf[self.consumed..self.len].to_vec();
+        let mut batch = std::mem::replace(&mut self.buf, tail);
         batch.truncate(self.consumed);
-        (self.len, self.consumed) = (tail, 0);
+        (self.len, self.consumed) = (self.buf.len(), 0);
         batch
     }
 
@@ -1773,16 +1774,13 @@ mod tests {
             if n % 2 == 0 {
                 out.extend_from_slice(b);
             } else {
-                // As a batch handed out: into a spare buffer at once, or
-                // (as the reader thread does) into a small one first, the
-                // spare adopted after (whose old bytes are not data).
-                let owned = if n % 4 == 1 {
-                    r.take_batch(spare.pop().unwrap_or_default())
-                } else {
-                    let owned = r.take_batch(Vec::new());
+                // As the reader thread hands a batch out: the reader goes
+                // on in the small buffer (no spare returned yet) or adopts
+                // a spare (whose old bytes are not data).
+                let owned = r.take_batch();
+                if n % 4 == 3 {
                     drop(r.adopt(spare.pop().unwrap_or_default()));
-                    owned
-                };
+                }
                 assert_eq!(owned.len(), len);
                 out.extend_from_slice(&owned);
                 spare.insert(0, owned);
@@ -1946,7 +1944,7 @@ mod tests {
         let mut r = BatchReader::new(At(&data, Vec::new()), 1 << 20, 1000).sized(size);
         r.next_batch().unwrap().unwrap();
         assert!(r.buf.capacity() >= (1 << 20) + (1 << 20));
-        let first = r.take_batch(Vec::new());
+        let first = r.take_batch();
         read_in_one_room(&mut r, &data[first.len()..], data.len() - first.len());
     }
 
