@@ -345,7 +345,58 @@ pub fn run(
     format: &Format,
     key: &KeyFn<'_>,
     cfg: &Config,
-    obs: &mut dyn Observer,
+    obs: &mut (dyn Observer + Send),
+    out: &mut (dyn FnMut(&[u8]) -> Result<(), Error> + Send),
+) -> Result<Summary, Error> {
+    // The run's own loop is on a worker too (as the CLI had it): each step
+    // it hands the workers (keying a batch, merging it, writing the rows)
+    // then starts on the thread that asks for it, where handing it over
+    // and waiting for it woke two threads. On one worker that was 8 % of a
+    // run over `cc_bases` and 1–2 % over the larger samples, in process
+    // (BENCHMARKS.md §39). Without a pool of its own the run stays on the
+    // caller's thread: a loop that blocks on its reader is not put on the
+    // global pool, which the caller shares.
+    let Some(pool) = &cfg.pool else {
+        return run_here(inputs, format, key, cfg, obs, out);
+    };
+    let hooks = Hooks::here();
+    let (summary, hooks) = pool.install(move || {
+        let theirs = Hooks::here();
+        hooks.put();
+        let summary = run_here(inputs, format, key, cfg, obs, out);
+        let ours = Hooks::here();
+        theirs.put();
+        (summary, ours)
+    });
+    hooks.put();
+    summary
+}
+
+/// What a test sets for a run and what it counts, in thread-local cells
+/// ([`tests`]): [`run`] carries them to the worker that runs it and back.
+#[cfg(not(test))]
+#[derive(Clone, Copy)]
+struct Hooks;
+
+#[cfg(not(test))]
+impl Hooks {
+    fn here() -> Hooks {
+        Hooks
+    }
+
+    fn put(self) {}
+}
+
+#[cfg(test)]
+use tests::Hooks;
+
+/// [`run`] with its loop on this thread.
+fn run_here(
+    inputs: Vec<Opened>,
+    format: &Format,
+    key: &KeyFn<'_>,
+    cfg: &Config,
+    obs: &mut (dyn Observer + Send),
     out: &mut (dyn FnMut(&[u8]) -> Result<(), Error> + Send),
 ) -> Result<Summary, Error> {
     let names: Vec<String> = inputs.iter().map(|o| o.name.clone()).collect();
@@ -2342,6 +2393,43 @@ mod tests {
             const { std::cell::Cell::new(super::MAX_BLOCKS) };
     }
 
+    /// The cells above, as one thread has them ([`super::run`] carries
+    /// them to the worker that runs its loop, and back).
+    #[derive(Clone, Copy)]
+    pub(super) struct Hooks {
+        take_whole: bool,
+        assume_ended: bool,
+        kept: usize,
+        in_order: usize,
+        in_order_bytes: usize,
+        writers: usize,
+        table_max_blocks: usize,
+    }
+
+    impl Hooks {
+        pub(super) fn here() -> Hooks {
+            Hooks {
+                take_whole: TAKE_WHOLE.get(),
+                assume_ended: ASSUME_ENDED.get(),
+                kept: KEPT.get(),
+                in_order: IN_ORDER.get(),
+                in_order_bytes: IN_ORDER_BYTES.get(),
+                writers: WRITERS.get(),
+                table_max_blocks: TABLE_MAX_BLOCKS.get(),
+            }
+        }
+
+        pub(super) fn put(self) {
+            TAKE_WHOLE.set(self.take_whole);
+            ASSUME_ENDED.set(self.assume_ended);
+            KEPT.set(self.kept);
+            IN_ORDER.set(self.in_order);
+            IN_ORDER_BYTES.set(self.in_order_bytes);
+            WRITERS.set(self.writers);
+            TABLE_MAX_BLOCKS.set(self.table_max_blocks);
+        }
+    }
+
     type Origin = (u32, u64, u32);
     /// Key → example, first origin, count.
     type Model = std::collections::BTreeMap<Vec<u8>, (Vec<u8>, Origin, u64)>;
@@ -2555,6 +2643,65 @@ mod tests {
         TAKE_WHOLE.set(true);
         ASSUME_ENDED.set(false);
         (csv, s, (KEPT.get(), IN_ORDER.get()))
+    }
+
+    /// With a pool of its own, the run's loop is on one of its workers (the
+    /// observer hears from it there), and the nested steps it hands the
+    /// workers start where it is; without one, it is on the caller's
+    /// thread. Either way the rows are the same.
+    #[test]
+    fn the_loop_runs_on_the_pool_it_is_given() {
+        struct Where(Vec<Option<usize>>);
+        impl super::super::Observer for Where {
+            fn progress(&mut self, _bytes: u64) {
+                self.0.push(rayon::current_thread_index());
+            }
+        }
+        let n = crate::Normalizer::new(crate::Options::default());
+        let key = super::super::key_fn(super::super::prep::Prep::default(), |s: &str| n.key(s));
+        let text: &'static [u8] = b"http://a.example/\nHTTP://A.example:80/\nhttp://b.example/\n";
+        let mut outputs = Vec::new();
+        for threads in [None, Some(1), Some(2)] {
+            let pool = threads.map(|n| {
+                std::sync::Arc::new(
+                    rayon::ThreadPoolBuilder::new()
+                        .num_threads(n)
+                        .build()
+                        .unwrap(),
+                )
+            });
+            let cfg = Config {
+                pool,
+                ..Config::default()
+            };
+            let inputs = vec![super::super::source::Opened::from_reader(
+                "in",
+                Box::new(std::io::Cursor::new(text)),
+            )];
+            let mut seen = Where(Vec::new());
+            let mut csv = Vec::new();
+            let s = run(
+                inputs,
+                &Format::Lines,
+                &key,
+                &cfg,
+                &mut seen,
+                &mut |b: &[u8]| {
+                    csv.extend_from_slice(b);
+                    Ok(())
+                },
+            )
+            .unwrap();
+            assert_eq!(s.unique, 2);
+            assert!(!seen.0.is_empty());
+            assert!(
+                seen.0.iter().all(|&w| w.is_some() == threads.is_some()),
+                "{threads:?}: {:?}",
+                seen.0
+            );
+            outputs.push(csv);
+        }
+        assert!(outputs.windows(2).all(|w| w[0] == w[1]));
     }
 
     /// [`run_way`] without [`whole`] and with it (the reader taken to have

@@ -57,16 +57,15 @@ pub fn run(a: &DedupArgs) -> Result<i32, CliError> {
     };
     let mut out = OutputFile::create(run.output.as_deref())?;
     let mut report = Report::new(run, &names, total)?;
-    let s = pool.install(|| {
-        dedup::run(
-            opened,
-            &format,
-            &*key,
-            &cfg,
-            &mut report,
-            &mut |b: &[u8]| out.write(b),
-        )
-    })?;
+    // The run's loop is on the pool's workers (`dedup::run`).
+    let s = dedup::run(
+        opened,
+        &format,
+        &*key,
+        &cfg,
+        &mut report,
+        &mut |b: &[u8]| out.write(b),
+    )?;
     out.finish()?;
     let to_file = report.finish()?;
     if !run.quiet {
