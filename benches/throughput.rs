@@ -29,6 +29,10 @@
 //!   keys with counts and first occurrences, and the CSV rows in input
 //!   order (formatted, not written to a file). This is what the issue-9
 //!   targets compare with the peers.
+//! * `irinorm_dedup_mem_t1`, `irinorm_dedup_mem_t2` — the same with the
+//!   lines as an input in memory (`Opened::from_bytes`): its batches are
+//!   slices of it, as `irinorm dedup --mmap` makes of a file's pages, not
+//!   read into the reader's buffers.
 //! * `irinorm_dedup_keys_t1` — the same engine writing only the canonical
 //!   column (`dedup --columns canonical`): the distinct keys, which is what
 //!   the peers' sets hold (its table keeps no examples).
@@ -228,6 +232,11 @@ fn bench_corpus(c: &mut Criterion, corpus: &Corpus) {
         (i_d, i_e),
         "the engine and the key pipeline disagree"
     );
+    assert_eq!(
+        engine::dedup_memory(text, 2, None),
+        (i_d, i_e),
+        "the engine in memory and the key pipeline disagree"
+    );
     eprintln!(
         "[throughput] {}: irinorm scheme keys: {i_d} distinct, {i_e} errors",
         corpus.name
@@ -254,6 +263,11 @@ fn bench_corpus(c: &mut Criterion, corpus: &Corpus) {
     for threads in [1, 2] {
         g.bench_function(format!("irinorm_dedup_t{threads}"), |b| {
             b.iter(|| engine::dedup_text(black_box(text), threads, None))
+        });
+    }
+    for threads in [1, 2] {
+        g.bench_function(format!("irinorm_dedup_mem_t{threads}"), |b| {
+            b.iter(|| engine::dedup_memory(black_box(text), threads, None))
         });
     }
     // The keys alone (`--columns canonical`): the output the peers' sets

@@ -25,6 +25,9 @@
 //!   batches, keys, table, sorted CSV rows (counted, not written);
 //! * `engine_keys`, `engine_keys2` — the same with only the canonical
 //!   column (`dedup --columns canonical`).
+//! * `engine_mem`, `engine_mem2` — `engine`, `engine2` with the lines as an
+//!   input in memory (`Opened::from_bytes`): batches are slices of it, as
+//!   `dedup --mmap` makes of a file, not read into buffers.
 //!
 //! The first `LINES` lines (by default, or with `all`, every line) are
 //! read, split at `\n`, and the pipeline runs `REPEAT` times (default 5);
@@ -154,6 +157,8 @@ fn run(pipeline: &str, lines: &[&str], text: &'static [u8]) -> (usize, usize) {
         "engine2" => common_engine::dedup_text(text, 2, None),
         "engine_keys" => common_engine::dedup_text(text, 1, Some("canonical")),
         "engine_keys2" => common_engine::dedup_text(text, 2, Some("canonical")),
+        "engine_mem" => common_engine::dedup_memory(text, 1, None),
+        "engine_mem2" => common_engine::dedup_memory(text, 2, None),
         other => panic!("unknown pipeline {other:?}"),
     }
 }

@@ -571,3 +571,82 @@ fn stdin_from_a_file_reads_what_is_left_of_it() {
         }
     }
 }
+
+/// `--mmap` changes how a file's bytes arrive, nothing else: the output,
+/// the rejects file and the summary are those of the read file, for
+/// `dedup` and `normalize`, with a BOM, CRLF and blank lines, lines over
+/// a tiny `--max-line-bytes` (one longer than a batch: the reader cuts it,
+/// the map keeps it whole), batches cut anywhere, a gzip and a UTF-16
+/// file (read all the same) and stdin (never mapped).
+#[test]
+fn mmap_changes_nothing_but_the_copy() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = b"\xEF\xBB\xBF".to_vec();
+    for i in 0..6_000 {
+        let line = match i % 11 {
+            0 => format!("HTTP://Example.COM:80/a/./p{}\r\n", i % 97),
+            1 => "\n".to_string(),
+            2 => format!("http://example.com/{}\n", "x".repeat(300 + i)),
+            3 => "http://a b/\n".to_string(),
+            _ => format!("http://example.com/p{}?q={}\n", i % 301, i % 5),
+        };
+        text.extend_from_slice(line.as_bytes());
+        if i == 3_000 {
+            // Longer than the 64 KiB batches of `--chunk-size 16K` on one
+            // worker, and without the `\n` it would need to be cut before.
+            text.extend_from_slice(format!("http://x/{}\n", "y".repeat(100_000)).as_bytes());
+        }
+    }
+    text.extend_from_slice(b"http://example.com/last-without-newline");
+    let plain = write(dir.path(), "in.txt", &text);
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut gz, &text).unwrap();
+    let gzp = write(dir.path(), "in.txt.gz", &gz.finish().unwrap());
+    let utf16: Vec<u8> = [0xFF, 0xFE]
+        .into_iter()
+        .chain(
+            String::from_utf8_lossy(&text[3..])
+                .encode_utf16()
+                .flat_map(u16::to_le_bytes),
+        )
+        .collect();
+    let u16p = write(dir.path(), "in16.txt", &utf16);
+    let rejects = dir.path().join("rejects.csv");
+    let r = rejects.to_str().unwrap();
+    for path in [&plain, &gzp, &u16p] {
+        let p = path.to_str().unwrap();
+        for cmd in [
+            &["dedup", p, "--rejects", r][..],
+            &["dedup", p, "--rejects", r, "--max-line-bytes", "100", "-j1"][..],
+            &["dedup", p, "--rejects", r, "--chunk-size", "16K", "-j1"][..],
+            &["normalize", p, "--rejects", r, "--format", "csv"][..],
+            &["normalize", p, "--rejects", r, "--max-line-bytes", "40"][..],
+            // Reads of 64 KiB, most of them ending in a long line: the
+            // reader cuts those, and the rejects show the same bytes.
+            &[
+                "normalize",
+                p,
+                "--rejects",
+                r,
+                "--max-line-bytes",
+                "40",
+                "--chunk-size",
+                "16K",
+                "-j1",
+            ][..],
+        ] {
+            let (want, want_err) = ok(cmd, b"");
+            let want_rejects = std::fs::read(&rejects).unwrap();
+            let (got, got_err) = ok(&[cmd, &["--mmap"]].concat(), b"");
+            assert!(got == want, "{cmd:?}: the output differs");
+            let same = std::fs::read(&rejects).unwrap() == want_rejects;
+            assert!(same, "{cmd:?}: the rejects differ");
+            assert_eq!(summary(&got_err), summary(&want_err), "{cmd:?}");
+            let (_, _, accepted, rejected) = summary(&want_err);
+            assert!(accepted > 4_000 && rejected > 500, "{cmd:?}: {want_err}");
+        }
+    }
+    // Stdin is read, never mapped.
+    let (want, _) = ok(&["dedup", "-q"], &text);
+    assert_eq!(ok(&["dedup", "-q", "--mmap", "-"], &text).0, want);
+}

@@ -67,11 +67,50 @@ fn gz(bytes: &[u8]) -> Vec<u8> {
     e.finish().unwrap()
 }
 
+/// How a test hands a file to the engine.
+#[derive(Clone, Copy, Debug)]
+enum Via {
+    Read,
+    /// `source::open_all_mapped` (`--mmap`).
+    Mapped,
+    /// The file's bytes in memory (`source::Opened::from_bytes`).
+    Memory,
+}
+
+impl Via {
+    const ALL: [Via; 3] = [Via::Read, Via::Mapped, Via::Memory];
+
+    /// The file at `path`, opened this way.
+    fn open(self, path: &Path) -> Vec<source::Opened> {
+        let input = [source::Input::Path(path.to_path_buf())];
+        match self {
+            Via::Read => source::open_all(&input).unwrap(),
+            // SAFETY: the tests' files are written before a run and not
+            // touched while it reads them.
+            Via::Mapped => unsafe { source::open_all_mapped(&input).unwrap() },
+            Via::Memory => vec![source::Opened::from_bytes(
+                input[0].name(),
+                std::sync::Arc::new(std::fs::read(path).unwrap()),
+            )],
+        }
+    }
+}
+
 /// The library's dedup of one file at the scheme rung: CSV and summary.
 fn dedup_file(path: &Path, format: &Format, cfg: &dedup::Config) -> (Vec<u8>, dedup::Summary) {
+    dedup_via(path, Via::Read, format, cfg)
+}
+
+/// [`dedup_file`], the file opened as `via` says.
+fn dedup_via(
+    path: &Path,
+    via: Via,
+    format: &Format,
+    cfg: &dedup::Config,
+) -> (Vec<u8>, dedup::Summary) {
     let n = Normalizer::new(Options::default());
     let key = key_fn(Prep::default(), |s: &str| n.key(s));
-    let inputs = source::open_all(&[source::Input::Path(path.to_path_buf())]).unwrap();
+    let inputs = via.open(path);
     let mut out = Vec::new();
     let s = dedup::run(inputs, format, &key, cfg, &mut Quiet, &mut |b: &[u8]| {
         out.extend_from_slice(b);
@@ -111,12 +150,12 @@ fn sources_give_identical_rows() {
         csv_text.push(b'\n');
     }
     let csvp = write(dir.path(), "u.csv", &csv_text);
-    let dedup = |path: &Path, format: &Format, cfg: &dedup::Config| {
-        let (out, s) = dedup_file(path, format, cfg);
+    let dedup = |path: &Path, via: Via, format: &Format, cfg: &dedup::Config| {
+        let (out, s) = dedup_via(path, via, format, cfg);
         (rows_without_file(&String::from_utf8(out).unwrap()), s)
     };
     let base_cfg = dedup::Config::default();
-    let (want, s0) = dedup(&plain, &Format::Lines, &base_cfg);
+    let (want, s0) = dedup(&plain, Via::Read, &Format::Lines, &base_cfg);
     assert!(s0.unique > 3000 && s0.stats.accepted > s0.unique + 1000);
     assert_eq!(s0.spilled_bytes, 0);
     let records = Format::Records(RecordFormat {
@@ -140,15 +179,20 @@ fn sources_give_identical_rows() {
         pool: Some(std::sync::Arc::new(pool)),
         ..small
     };
+    // Mapped or in memory, plain lines are sliced, not read; a compressed
+    // file and CSV records are read from memory as from a file.
     for (name, path, format) in [
         ("plain", &plain, &Format::Lines),
         ("gzip", &gzp, &Format::Lines),
         ("zstd", &zst, &Format::Lines),
         ("csv", &csvp, &records),
     ] {
-        for cfg in [&base_cfg, &small] {
-            let (got, s) = dedup(path, format, cfg);
-            assert_eq!(got, want, "{name}, memory {}", cfg.memory);
+        for (cfg, via) in [&base_cfg, &small]
+            .into_iter()
+            .flat_map(|cfg| Via::ALL.map(|via| (cfg, via)))
+        {
+            let (got, s) = dedup(path, via, format, cfg);
+            assert_eq!(got, want, "{name} {via:?}, memory {}", cfg.memory);
             assert_eq!(s.unique, s0.unique, "{name}");
             assert_eq!(s.stats.accepted, s0.stats.accepted, "{name}");
             if cfg.memory < 100_000 {
@@ -664,8 +708,8 @@ fn cdx_sources_give_the_rows_of_their_urls() {
     let cdxp = write(dir.path(), "u.cdx", cdx.as_bytes());
     let cdxgz = write(dir.path(), "u.cdx.gz", &gz(cdx.as_bytes()));
     let cdxjp = write(dir.path(), "u.cdxj", cdxj.as_bytes());
-    let dedup = |path: &Path, format: &Format, cfg: &dedup::Config| {
-        let (out, s) = dedup_file(path, format, cfg);
+    let dedup = |path: &Path, via: Via, format: &Format, cfg: &dedup::Config| {
+        let (out, s) = dedup_via(path, via, format, cfg);
         let mut r = csv::ReaderBuilder::new().from_reader(&out[..]);
         let rows: Vec<(String, String, u64, String)> = r
             .records()
@@ -683,7 +727,7 @@ fn cdx_sources_give_the_rows_of_their_urls() {
         (rows, s)
     };
     let base_cfg = dedup::Config::default();
-    let (want, s0) = dedup(&plain, &Format::Lines, &base_cfg);
+    let (want, s0) = dedup(&plain, Via::Read, &Format::Lines, &base_cfg);
     assert!(s0.stats.rejected > 10 && s0.stats.blank > 10, "{s0:?}");
     let small = dedup::Config {
         chunk_size: 999,
@@ -698,8 +742,12 @@ fn cdx_sources_give_the_rows_of_their_urls() {
         ("cdx.gz", &cdxgz, irinorm::cdx::Format::Cdx, &cdx_lines, 1),
         ("cdxj", &cdxjp, irinorm::cdx::Format::Cdxj, &cdxj_lines, 0),
     ] {
-        for cfg in [&base_cfg, &small] {
-            let (got, s) = dedup(path, &Format::Cdx(format), cfg);
+        for (cfg, via) in [&base_cfg, &small]
+            .into_iter()
+            .flat_map(|cfg| Via::ALL.map(|via| (cfg, via)))
+        {
+            let name = format!("{name} {via:?}");
+            let (got, s) = dedup(path, via, &Format::Cdx(format), cfg);
             assert_eq!(got.len(), want.len(), "{name}");
             for (g, w) in got.iter().zip(&want) {
                 assert_eq!((&g.0, &g.1), (&w.0, &w.1), "{name}");

@@ -11,14 +11,26 @@ use irinorm::{Normalizer, Options};
 /// `threads` workers: batches, keys, the table, the CSV rows in input order
 /// (formatted and counted, not written) with `columns` (`None`: all five;
 /// `canonical` alone writes what the peers' sets hold, the distinct keys).
-/// Returns (rows, rejected lines).
+/// The input is read as a stream into the reader's batches, as `irinorm
+/// dedup` reads a file. Returns (rows, rejected lines).
 pub fn dedup_text<T>(text: T, threads: usize, columns: Option<&str>) -> (usize, usize)
 where
     T: AsRef<[u8]> + Send + 'static,
 {
+    let input = source::Opened::from_reader("-", Box::new(std::io::Cursor::new(text)));
+    dedup_input(input, threads, columns)
+}
+
+/// [`dedup_text`] over `text` as an input in memory: its batches are
+/// slices of it, as `irinorm dedup --mmap` makes of a file's pages.
+pub fn dedup_memory(text: &'static [u8], threads: usize, columns: Option<&str>) -> (usize, usize) {
+    let input = source::Opened::from_bytes("-", std::sync::Arc::new(text));
+    dedup_input(input, threads, columns)
+}
+
+fn dedup_input(input: source::Opened, threads: usize, columns: Option<&str>) -> (usize, usize) {
     let n = Normalizer::new(Options::default());
     let key = key_fn(Prep::default(), |s: &str| n.key(s));
-    let input = source::Opened::from_reader("-", Box::new(std::io::Cursor::new(text)));
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()

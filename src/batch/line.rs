@@ -20,6 +20,14 @@ use crate::decode::Charset;
 /// Bytes of an over-long line kept in the `input` column of rejects.
 pub const LONG_LINE_PREFIX: usize = 256;
 
+/// How much of an over-long line a reader keeps: `max_line` bytes and 2 of
+/// slack for a `\r` (`source::BatchReader`; the rest is skipped, so that
+/// one endless line cannot exhaust memory). An input in memory keeps its
+/// lines whole; [`reject_input`] shows the same bytes of either.
+pub fn kept_len(max_line: usize) -> usize {
+    max_line.saturating_add(2)
+}
+
 /// Why a line was not accepted.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RejectReason {
@@ -319,7 +327,7 @@ pub fn record_reject_text(r: &Rec, layout: &Layout, max_line: usize) -> String {
 /// The `input` column for a rejected line: lossy UTF-8; an over-long line
 /// is cut to its first [`LONG_LINE_PREFIX`] bytes followed by `...`.
 pub fn reject_input(line: &[u8], max_line: usize) -> Cow<'_, str> {
-    let line = strip_cr(line);
+    let line = strip_cr(&line[..line.len().min(kept_len(max_line))]);
     if line.len() > max_line {
         let mut s = String::from_utf8_lossy(&line[..LONG_LINE_PREFIX.min(line.len())]).into_owned();
         s.push_str("...");

@@ -9,13 +9,17 @@
 //! done by the caller's workers, and memory is bounded by the batch size and
 //! a queue of [`QUEUE`] batches, whatever the input size.
 //!
-//! Files are read, not memory-mapped: a file truncated while we read it then
+//! Files are read, not memory-mapped, unless the caller chooses otherwise
+//! ([`open_all_mapped`], `--mmap`): a file truncated while we read it then
 //! ends early (what was read is processed, the counts add up) instead of
 //! killing the process with SIGBUS, which would lose a crawl job's hours.
-//! Reading costs one copy per byte, well under 1% of keying. What the
-//! reader knows of an input's origin (a regular file and how much is left
-//! of it, a pipe, a caller's reader) sizes a small input's buffer and says
-//! what a short read means ([`Pace`]).
+//! Reading costs a copy per byte and the fresh pages it is copied into:
+//! on two workers, the reader's CPU is what the workers lose
+//! (BENCHMARKS.md §38, §39). An input already in memory ([`Opened::from_bytes`],
+//! a mapped file) is cut into batches that are slices of it: no byte is
+//! copied. What the reader knows of an input's origin (a regular file and
+//! how much is left of it, a pipe, a caller's reader, bytes in memory)
+//! sizes a small input's buffer and says what a short read means ([`Pace`]).
 //!
 //! Batch shapes ([`Format`]):
 //! * lines: a buffer of complete lines ([`BatchReader`]), cut into chunks at
@@ -177,8 +181,22 @@ pub struct Opened {
     origin: Origin,
 }
 
+/// Bytes an input has in memory already: a caller's buffer, or a file
+/// mapped by [`open_all_mapped`]. Its batches of lines are slices of them.
+pub type Shared = std::sync::Arc<dyn AsRef<[u8]> + Send + Sync>;
+
+/// [`Shared`] bytes as a `Read`er ([`io::Cursor`]), for the inputs that are
+/// decompressed, transcoded or parsed as records all the same.
+struct SharedBytes(Shared);
+
+impl AsRef<[u8]> for SharedBytes {
+    fn as_ref(&self) -> &[u8] {
+        (*self.0).as_ref()
+    }
+}
+
 /// Where an input's bytes come from, as far as its reader cares.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone)]
 enum Origin {
     /// A regular file, and the bytes left in it when it was opened: the
     /// reader sizes a small input's buffer to that ([`BatchReader::sized`];
@@ -191,6 +209,8 @@ enum Origin {
     Live(std::os::fd::RawFd),
     /// A reader given by the caller ([`Pace::Unknown`]).
     Reader,
+    /// Bytes in memory ([`Opened::from_bytes`]): all there ([`Pace::Whole`]).
+    Memory(Shared),
 }
 
 impl Origin {
@@ -217,6 +237,18 @@ impl Opened {
         }
     }
 
+    /// An input whose bytes are in memory already, shown as `name`. Its
+    /// lines are handed to the workers as slices of `bytes`, not copied
+    /// into batches (unless it is compressed or UTF-16, or read as
+    /// CSV/TSV records: then it is read as any stream).
+    pub fn from_bytes(name: impl Into<String>, bytes: Shared) -> Opened {
+        Opened {
+            name: name.into(),
+            reader: Box::new(io::Cursor::new(SharedBytes(bytes.clone()))),
+            origin: Origin::Memory(bytes),
+        }
+    }
+
     /// An open file (regular, or a pipe, terminal, device), shown as
     /// `name`, with its [`Origin`].
     fn file(name: String, f: File) -> Opened {
@@ -225,6 +257,24 @@ impl Opened {
             origin: Origin::of(&f),
             reader: Box::new(f),
         }
+    }
+
+    /// A regular, non-empty file mapped into memory ([`open_all_mapped`]),
+    /// else the file as [`Opened::file`] reads it.
+    ///
+    /// # Safety
+    /// As [`open_all_mapped`].
+    unsafe fn mapped(name: String, f: File) -> Opened {
+        // An empty file cannot be mapped; it has no pages to save.
+        if f.metadata().is_ok_and(|m| m.is_file() && m.len() > 0) {
+            // SAFETY: the caller promises that the file is neither changed
+            // nor truncated while the run holds the map (see
+            // `open_all_mapped`).
+            if let Ok(map) = unsafe { memmap2::Mmap::map(&f) } {
+                return Opened::from_bytes(name, std::sync::Arc::new(map));
+            }
+        }
+        Opened::file(name, f)
     }
 }
 
@@ -236,6 +286,34 @@ pub fn open_all(inputs: &[Input]) -> Result<Vec<Opened>, Error> {
             Input::Stdin => Ok(stdin(input.name())),
             Input::Path(p) => File::open(p)
                 .map(|f| Opened::file(input.name(), f))
+                .map_err(|e| Error::io(format!("cannot open {}", p.display()), &e)),
+        })
+        .collect()
+}
+
+/// [`open_all`], with every regular file among `inputs` mapped into memory
+/// instead of read (stdin, pipes, devices and a file that cannot be mapped
+/// are read). The workers then key the file's pages where the kernel keeps
+/// them: no reader copies them into buffers, and no fresh buffer is zeroed
+/// for them (BENCHMARKS.md §39 measures what that saves).
+///
+/// # Safety
+/// Every mapped file must stay as it is until the run that reads the
+/// returned inputs has ended (every batch and every row that borrows its
+/// bytes dropped). A file truncated meanwhile kills the process with
+/// `SIGBUS` when a worker touches a page past its new end; a file changed
+/// meanwhile changes bytes that were checked as UTF-8 and hashed already
+/// (undefined behaviour for the `&str`s made of them, and keys stored
+/// under another key's hash). A crawl's finished files, written once and
+/// then read, are what this is for; a log still being written is not.
+pub unsafe fn open_all_mapped(inputs: &[Input]) -> Result<Vec<Opened>, Error> {
+    inputs
+        .iter()
+        .map(|input| match input {
+            Input::Stdin => Ok(stdin(input.name())),
+            Input::Path(p) => File::open(p)
+                // SAFETY: passed on to our caller.
+                .map(|f| unsafe { Opened::mapped(input.name(), f) })
                 .map_err(|e| Error::io(format!("cannot open {}", p.display()), &e)),
         })
         .collect()
@@ -290,7 +368,7 @@ pub struct Batch {
     /// Index of the input.
     pub file: usize,
     /// Lines: complete lines (the last may lack its `\n`).
-    pub data: Vec<u8>,
+    pub data: Data,
     /// Lines: lines of the input before `data` that no batch holds (a
     /// CDX header the reader took). The number of `data`'s first line is
     /// these and the lines of the input's earlier batches, which the
@@ -312,6 +390,30 @@ pub struct Batch {
     /// the reader to fill again: its pages stay mapped, so a run does not
     /// fault in (and the kernel zero) a fresh buffer per batch.
     spare: Option<Spare>,
+}
+
+/// The bytes of a batch of lines: a buffer the reader filled, or a slice
+/// of an input in memory ([`Opened::from_bytes`]). Derefs to the bytes.
+pub enum Data {
+    Owned(Vec<u8>),
+    Shared(Shared, Range<usize>),
+}
+
+impl std::ops::Deref for Data {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            Data::Owned(v) => v,
+            Data::Shared(bytes, range) => &(**bytes).as_ref()[range.clone()],
+        }
+    }
+}
+
+impl From<Vec<u8>> for Data {
+    fn from(v: Vec<u8>) -> Data {
+        Data::Owned(v)
+    }
 }
 
 /// Buffers of finished batches, returned to the reader: one pool for all
@@ -359,8 +461,8 @@ fn give_back(spare: &Spare, buf: Vec<u8>) {
 
 impl Drop for Batch {
     fn drop(&mut self) {
-        if let Some(spare) = &self.spare {
-            give_back(spare, std::mem::take(&mut self.data));
+        if let (Some(spare), Data::Owned(buf)) = (&self.spare, &mut self.data) {
+            give_back(spare, std::mem::take(buf));
         }
     }
 }
@@ -524,6 +626,16 @@ fn read_input(
     spare: &Spare,
     tx: &mpsc::SyncSender<Result<Item, Error>>,
 ) -> Result<bool, Error> {
+    if let (Format::Lines | Format::Cdx(_), Origin::Memory(bytes)) = (format, &opened.origin) {
+        let head = &(**bytes).as_ref()[..(**bytes).as_ref().len().min(4)];
+        let plain = decode::detect_compression(head) == decode::Compression::None
+            && utf16_of(head, charset).is_none();
+        if plain {
+            let charset = line_charset(head, charset);
+            let input = (file, last, opened.name.as_str());
+            return slice_input(input, bytes, format, charset, batch_bytes, tx);
+        }
+    }
     let name = opened.name.clone();
     let Stream {
         reader: stream,
@@ -575,7 +687,7 @@ fn read_input(
                 data.drain(..std::mem::take(&mut skip));
                 let b = Batch {
                     file,
-                    data,
+                    data: Data::Owned(data),
                     spare: Some(spare.clone()),
                     skipped_lines: std::mem::take(&mut skipped_lines),
                     records: Vec::new(),
@@ -652,7 +764,7 @@ fn read_input(
                     let byte = rdr.position().byte();
                     let b = Batch {
                         file,
-                        data: Vec::new(),
+                        data: Data::Owned(Vec::new()),
                         spare: None,
                         skipped_lines: 0,
                         records: std::mem::replace(&mut pending, Vec::with_capacity(1024)),
@@ -671,6 +783,77 @@ fn read_input(
             }
         }
     }
+}
+
+/// One input in memory (`bytes`, neither compressed nor UTF-16), on the
+/// reader thread: batches of complete lines that are slices of it, cut as
+/// [`BatchReader`] cuts a stream (a BOM skipped, a CDX header taken, about
+/// `batch_bytes` each, at a line end), with no byte copied. A line longer
+/// than a batch is a batch of its own, whole: it is rejected downstream as
+/// [`BatchReader`]'s cut one is, and costs no memory (`reject_input` shows
+/// the same bytes of either). `input`: the input's index, whether it is
+/// the last, its name. `Ok(false)`: the receiver is gone.
+fn slice_input(
+    (file, last, name): (usize, bool, &str),
+    bytes: &Shared,
+    format: &Format,
+    charset: Option<Charset>,
+    batch_bytes: usize,
+    tx: &mpsc::SyncSender<Result<Item, Error>>,
+) -> Result<bool, Error> {
+    let all: &[u8] = (**bytes).as_ref();
+    let mut at = if all.starts_with(BOM) { BOM.len() } else { 0 };
+    let mut skipped_lines = 0;
+    let cdx = match format {
+        Format::Cdx(f) => {
+            let (input, header_len) = cdx_start(*f, &all[at..], name)?;
+            if header_len > 0 {
+                skipped_lines = 1;
+            }
+            // The header's bytes count in the first batch's `bytes`.
+            let first = at;
+            at += header_len;
+            Some((input, first))
+        }
+        _ => None,
+    };
+    let mut counted_from = cdx.as_ref().map_or(at, |&(_, first)| first);
+    let start = Item::Start {
+        file,
+        layout: None,
+        cdx: cdx.map(|(input, _)| input),
+    };
+    if tx.send(Ok(start)).is_err() {
+        return Ok(false);
+    }
+    let target = batch_bytes.max(1);
+    while at < all.len() {
+        let end = match all.len() - at {
+            rest if rest <= target => all.len(),
+            // The last line end within the target, else the end of the
+            // line that starts the batch.
+            _ => match memchr::memrchr(b'\n', &all[at..at + target]) {
+                Some(i) => at + i + 1,
+                None => memchr::memchr(b'\n', &all[at + target..])
+                    .map_or(all.len(), |i| at + target + i + 1),
+            },
+        };
+        let b = Batch {
+            file,
+            data: Data::Shared(bytes.clone(), at..end),
+            spare: None,
+            skipped_lines: std::mem::take(&mut skipped_lines),
+            records: Vec::new(),
+            charset,
+            bytes: (end - counted_from) as u64,
+            last: last && end == all.len(),
+        };
+        if tx.send(Ok(Item::Batch(b))).is_err() {
+            return Ok(false);
+        }
+        (at, counted_from) = (end, end);
+    }
+    Ok(true)
 }
 
 /// The newlines read so far that lie beyond the last record asked about
@@ -804,6 +987,7 @@ fn open_sized(input: Opened, charset: Option<Charset>) -> Result<Stream, Error> 
             None,
         ),
         Origin::Reader => (Pace::Unknown, None),
+        Origin::Memory(bytes) => (Pace::Whole, Some((*bytes).as_ref().len() as u64)),
     };
     let mut r = input.reader;
     let head = peek(&mut r, 4).map_err(err)?;
@@ -1248,7 +1432,7 @@ impl<R: Read> BatchReader<R> {
             len: 0,
             consumed: 0,
             target: target.max(1),
-            keep: max_line.saturating_add(2),
+            keep: super::line::kept_len(max_line),
             skipping: false,
             eof: false,
             first: true,
@@ -1465,7 +1649,7 @@ mod tests {
         let batch = |last| {
             Ok(Item::Batch(Batch {
                 file: 0,
-                data: b"a\n".to_vec(),
+                data: b"a\n".to_vec().into(),
                 skipped_lines: 0,
                 records: Vec::new(),
                 charset: None,
@@ -1639,6 +1823,81 @@ mod tests {
         })
         .unwrap();
         assert_eq!(seen, all);
+    }
+
+    /// An input in memory comes as slices of it: every byte once, in
+    /// order, past a BOM and a CDX header (counted as a skipped line); each
+    /// slice ends at a line end (but the input's last) and holds at most
+    /// `batch_bytes`, or one line that is longer; only the last is `last`.
+    /// Compressed bytes in memory are read as a stream.
+    #[test]
+    fn an_input_in_memory_is_cut_into_slices_of_it() {
+        let mut text = BOM.to_vec();
+        text.extend_from_slice(b" CDX N b a m s k r M S V g\n");
+        for i in 0..3_000 {
+            let line = match i {
+                1_000 => format!("{}\n", "y".repeat(5_000)),
+                _ => format!("x{i} 20240101 http://a/{i}\r\n"),
+            };
+            text.extend_from_slice(line.as_bytes());
+        }
+        text.extend_from_slice(b"no newline at the end");
+        let body = 3 + 27;
+        assert!(text[body - 1] == b'\n' && text[body] == b'x');
+        let text: &'static [u8] = text.leak();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut gz, text).unwrap();
+        let gz: &'static [u8] = gz.finish().unwrap().leak();
+        let cdx = Format::Cdx(CdxFormat::Cdx);
+        for (bytes, format, batch_bytes) in [
+            (text, &Format::Lines, 1 << 20),
+            (text, &cdx, 1 << 20),
+            (text, &cdx, 999),
+            (text, &Format::Lines, 1),
+            (gz, &cdx, 999),
+        ] {
+            let shared: Shared = std::sync::Arc::new(bytes);
+            let opened = Opened::from_bytes("in", shared);
+            let (mut got, mut batches, mut skipped, mut header) = (Vec::new(), 0, 0, None);
+            for_each_batch(vec![opened], format, None, 100, batch_bytes, |item, _| {
+                match item {
+                    Item::Start { cdx, .. } => header = cdx.and_then(|c| c.header),
+                    Item::Batch(b) => {
+                        let sliced = matches!(b.data, Data::Shared(..));
+                        assert_eq!(sliced, bytes == text, "only plain bytes are sliced");
+                        let d = &b.data[..];
+                        if sliced {
+                            assert!(d.len() <= batch_bytes || count_lines(d) == 1);
+                            assert!(d.ends_with(b"\n") || d.ends_with(b"the end"));
+                            assert_eq!(b.last, d.ends_with(b"the end"));
+                        }
+                        assert!(!b.last || d.ends_with(b"the end"));
+                        got.extend_from_slice(d);
+                        skipped += b.skipped_lines;
+                        batches += 1;
+                    }
+                }
+                Ok(())
+            })
+            .unwrap();
+            let from = if matches!(format, Format::Cdx(_)) {
+                assert_eq!(header.as_deref(), Some(" CDX N b a m s k r M S V g"));
+                assert_eq!(skipped, 1);
+                body
+            } else {
+                assert_eq!((header, skipped), (None, 0));
+                3
+            };
+            assert!(got == text[from..], "{batch_bytes}");
+            let want = match batch_bytes {
+                _ if bytes == gz => 1,
+                1 => 3_001,
+                // The long line is one batch of its own.
+                999 => (got.len() - 5_001) / 999,
+                _ => 1,
+            };
+            assert!(batches >= want, "{batches} {want}");
+        }
     }
 
     #[test]
@@ -1989,7 +2248,7 @@ mod tests {
             w.write_all(&text).unwrap();
             drop(w);
             let r = File::from(OwnedFd::from(r));
-            assert_eq!(Origin::of(&r), Origin::Live(r.as_raw_fd()));
+            assert!(matches!(Origin::of(&r), Origin::Live(fd) if fd == r.as_raw_fd()));
             let s = open_sized(Opened::file("pipe".into(), r), None).unwrap();
             assert!(s.size.is_none() && matches!(s.pace, Pace::Live(_)));
         }

@@ -303,6 +303,16 @@ pub struct RunArgs {
     #[arg(long, value_name = "SIZE", default_value = "2M", value_parser = parse_unit_size)]
     pub chunk_size: u64,
 
+    /// Map regular input files into memory instead of reading them: the
+    /// workers read the file's pages where the kernel caches them, with no
+    /// copy (less CPU, most of it with two or more workers). The files must
+    /// not change while the run reads them: one truncated meanwhile kills
+    /// the run (SIGBUS), one rewritten may give wrong keys. For finished
+    /// crawl files, not for a log still being written. Stdin, pipes and
+    /// compressed or UTF-16 files are read as without it.
+    #[arg(long)]
+    pub mmap: bool,
+
     /// No summary and no preview of rejected lines on stderr.
     #[arg(short, long)]
     pub quiet: bool,

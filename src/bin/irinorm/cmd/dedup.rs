@@ -4,11 +4,10 @@ use std::time::Instant;
 
 use irinorm::batch::dedup::{self, Order};
 use irinorm::batch::sink::OutputFile;
-use irinorm::batch::source;
 
 use super::{
-    batch_bytes, distinct_outputs, exit, format, inputs, key_function, pool, prep, repairs_note,
-    summary, Report,
+    batch_bytes, distinct_outputs, exit, format, inputs, key_function, open, pool, prep,
+    repairs_note, summary, Report,
 };
 use crate::cli::{CliError, DedupArgs, FormArg, SortArg};
 
@@ -35,7 +34,7 @@ pub fn run(a: &DedupArgs) -> Result<i32, CliError> {
         dedup::check_temp_dir(dir)?;
     }
     let (inputs, names, total) = inputs(run);
-    let opened = source::open_all(&inputs)?;
+    let opened = open(run, &inputs)?;
     let pool = std::sync::Arc::new(pool(run.threads)?);
     let cfg = dedup::Config {
         chunk_size: run.chunk_size as usize,

@@ -6,11 +6,11 @@ use std::time::Instant;
 
 use irinorm::batch::map::{self, MapOutput};
 use irinorm::batch::sink::OutputFile;
-use irinorm::batch::{source, Format, KeyFn};
+use irinorm::batch::{Format, KeyFn};
 
 use super::{
-    batch_bytes, distinct_outputs, exit, format, input_format, inputs, key_function, pool, prep,
-    repairs_note, summary, Report,
+    batch_bytes, distinct_outputs, exit, format, input_format, inputs, key_function, open, pool,
+    prep, repairs_note, summary, Report,
 };
 use crate::cli::{
     CliError, ConvertArgs, ConvertTo, FormatArg, InputFormatArg, NormalizeArgs, RunArgs,
@@ -57,7 +57,7 @@ fn run(run: &RunArgs, out_format: FormatArg, key: &KeyFn<'_>) -> Result<i32, Cli
     ])?;
     let format = format(run)?;
     let (inputs, names, total) = inputs(run);
-    let opened = source::open_all(&inputs)?;
+    let opened = open(run, &inputs)?;
     let pool = std::sync::Arc::new(pool(run.threads)?);
     let cfg = map::Config {
         chunk_size: run.chunk_size as usize,

@@ -16,7 +16,7 @@ use std::time::Instant;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use irinorm::batch::prep::{Prep, PrepConfig};
 use irinorm::batch::sink::{csv_field, csv_u64, OutputFile};
-use irinorm::batch::source::{Column, Input};
+use irinorm::batch::source::{self, Column, Input, Opened};
 use irinorm::batch::{Format, KeyFn, Observer, RecordFormat, Reject, Stats};
 use irinorm::ladder::protocol::{ProtocolRules, Rules};
 use irinorm::learn::Learned;
@@ -438,6 +438,17 @@ pub fn inputs(run: &RunArgs) -> (Vec<Input>, Vec<String>, Option<u64>) {
     let names = inputs.iter().map(Input::name).collect();
     let total = inputs.iter().map(Input::size_hint).sum::<Option<u64>>();
     (inputs, names, total)
+}
+
+/// The run's inputs, opened (mapped with `--mmap`).
+pub fn open(run: &RunArgs, inputs: &[Input]) -> Result<Vec<Opened>, CliError> {
+    Ok(if run.mmap {
+        // SAFETY: `--mmap` is the user's word that the files stay as they
+        // are while the run reads them (its help says what breaks if not).
+        unsafe { source::open_all_mapped(inputs)? }
+    } else {
+        source::open_all(inputs)?
+    })
 }
 
 /// Bytes per batch read ahead: two chunks per worker, and at least 4 (8
