@@ -627,7 +627,8 @@ fn read_input(
     tx: &mpsc::SyncSender<Result<Item, Error>>,
 ) -> Result<bool, Error> {
     if let (Format::Lines | Format::Cdx(_), Origin::Memory(bytes)) = (format, &opened.origin) {
-        let head = &(**bytes).as_ref()[..(**bytes).as_ref().len().min(4)];
+        let all: &[u8] = (**bytes).as_ref();
+        let head = &all[..all.len().min(4)];
         let plain = decode::detect_compression(head) == decode::Compression::None
             && utf16_of(head, charset).is_none();
         if plain {
@@ -803,25 +804,22 @@ fn slice_input(
 ) -> Result<bool, Error> {
     let all: &[u8] = (**bytes).as_ref();
     let mut at = if all.starts_with(BOM) { BOM.len() } else { 0 };
+    // A CDX header's bytes count in the first batch's `bytes`.
+    let mut counted_from = at;
     let mut skipped_lines = 0;
     let cdx = match format {
         Format::Cdx(f) => {
             let (input, header_len) = cdx_start(*f, &all[at..], name)?;
-            if header_len > 0 {
-                skipped_lines = 1;
-            }
-            // The header's bytes count in the first batch's `bytes`.
-            let first = at;
+            skipped_lines = u64::from(header_len > 0);
             at += header_len;
-            Some((input, first))
+            Some(input)
         }
         _ => None,
     };
-    let mut counted_from = cdx.as_ref().map_or(at, |&(_, first)| first);
     let start = Item::Start {
         file,
         layout: None,
-        cdx: cdx.map(|(input, _)| input),
+        cdx,
     };
     if tx.send(Ok(start)).is_err() {
         return Ok(false);
