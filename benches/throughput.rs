@@ -264,8 +264,6 @@ fn bench_corpus(c: &mut Criterion, corpus: &Corpus) {
         g.bench_function(format!("irinorm_dedup_t{threads}"), |b| {
             b.iter(|| engine::dedup_text(black_box(text), threads, None))
         });
-    }
-    for threads in [1, 2] {
         g.bench_function(format!("irinorm_dedup_mem_t{threads}"), |b| {
             b.iter(|| engine::dedup_memory(black_box(text), threads, None))
         });

@@ -280,12 +280,20 @@ impl Opened {
 
 /// Open every input (no reading yet): `cannot open NAME: REASON` on failure.
 pub fn open_all(inputs: &[Input]) -> Result<Vec<Opened>, Error> {
+    open_each(inputs, Opened::file)
+}
+
+/// Open every input, each file as `file` makes it an input.
+fn open_each(
+    inputs: &[Input],
+    file: impl Fn(String, File) -> Opened,
+) -> Result<Vec<Opened>, Error> {
     inputs
         .iter()
         .map(|input| match input {
             Input::Stdin => Ok(stdin(input.name())),
             Input::Path(p) => File::open(p)
-                .map(|f| Opened::file(input.name(), f))
+                .map(|f| file(input.name(), f))
                 .map_err(|e| Error::io(format!("cannot open {}", p.display()), &e)),
         })
         .collect()
@@ -307,16 +315,8 @@ pub fn open_all(inputs: &[Input]) -> Result<Vec<Opened>, Error> {
 /// under another key's hash). A crawl's finished files, written once and
 /// then read, are what this is for; a log still being written is not.
 pub unsafe fn open_all_mapped(inputs: &[Input]) -> Result<Vec<Opened>, Error> {
-    inputs
-        .iter()
-        .map(|input| match input {
-            Input::Stdin => Ok(stdin(input.name())),
-            Input::Path(p) => File::open(p)
-                // SAFETY: passed on to our caller.
-                .map(|f| unsafe { Opened::mapped(input.name(), f) })
-                .map_err(|e| Error::io(format!("cannot open {}", p.display()), &e)),
-        })
-        .collect()
+    // SAFETY: passed on to our caller.
+    open_each(inputs, |name, f| unsafe { Opened::mapped(name, f) })
 }
 
 /// The bytes left to read in `f` if it is a regular file: its length less
