@@ -99,6 +99,7 @@ pub(super) fn line_charset(head: &[u8], charset: Option<Charset>) -> Option<Char
     charset.filter(|c| !c.is_unicode())
 }
 
+/// `r` decompressed as `c` says (gzip: every member, as `zcat` reads it).
 fn decompress_reader<'a, R: Read + Send + 'a>(
     r: R,
     c: Compression,
