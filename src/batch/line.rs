@@ -10,50 +10,15 @@
 //! checked first: an over-long line is over-long even if it is all spaces.
 
 use std::borrow::Cow;
-use std::fmt;
 
-use super::source::{Layout, Rec};
-use super::KeyFn;
+use super::error::RejectReason;
+use super::keyfn::KeyFn;
+use super::source::{kept_len, Layout, Rec};
 use crate::cdx::CdxLayout;
 use crate::decode::Charset;
 
 /// Bytes of an over-long line kept in the `input` column of rejects.
 pub const LONG_LINE_PREFIX: usize = 256;
-
-/// How much of an over-long line a reader keeps: `max_line` bytes and 2 of
-/// slack for a `\r` (`source::BatchReader`; the rest is skipped, so that
-/// one endless line cannot exhaust memory). An input in memory keeps its
-/// lines whole; [`reject_input`] shows the same bytes of either.
-pub fn kept_len(max_line: usize) -> usize {
-    max_line.saturating_add(2)
-}
-
-/// Why a line was not accepted.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RejectReason {
-    /// Longer than `--max-line-bytes`.
-    TooLong { max: usize },
-    /// Not UTF-8; the offset of the first bad byte.
-    InvalidUtf8 { at: usize },
-    /// The key function failed.
-    Key(crate::Error),
-    /// Invalid in the `--encoding` charset.
-    Decode(crate::decode::DecodeError),
-    /// Any other reason (CSV input: missing column, invalid base).
-    Other(String),
-}
-
-impl fmt::Display for RejectReason {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            RejectReason::TooLong { max } => write!(f, "line longer than {max} bytes"),
-            RejectReason::InvalidUtf8 { at } => write!(f, "invalid UTF-8 at byte {at}"),
-            RejectReason::Key(e) => write!(f, "{e}"),
-            RejectReason::Decode(e) => write!(f, "{e}"),
-            RejectReason::Other(e) => f.write_str(e),
-        }
-    }
-}
 
 /// The text of one line or field, ready for its key.
 #[derive(Debug)]
@@ -98,8 +63,9 @@ pub fn line_text(line: &[u8], max_line: usize, charset: Option<Charset>) -> Text
 /// lines end at `\n`, so when the chunk is UTF-8 each of its lines is, and
 /// the line's text is a slice of the chunk's. A chunk with a bad sequence
 /// anywhere checks each line, so the reject still names its line and
-/// offset. (Checking per line cost 150 instructions a line, most of them
-/// the call's setup; BENCHMARKS.md §14.)
+/// offset. (Checking each line on its own costs about 150 instructions a
+/// line, most of them the call's setup: BENCHMARKS.md, decision log,
+/// checking UTF-8.)
 pub struct ChunkLines<'a> {
     bytes: &'a [u8],
     /// The chunk as text: `None` if it is not all UTF-8, or with `--encoding`.
@@ -127,7 +93,7 @@ impl<'a> ChunkLines<'a> {
         }
     }
 
-    /// [`line_text`] of the line at `pos` (from [`super::source::for_each_line`]
+    /// [`line_text`] of the line at `pos` (from [`super::scan::for_each_line`]
     /// over this chunk).
     #[inline]
     pub fn text(&self, line: &'a [u8], pos: usize) -> Text<'a> {
@@ -394,7 +360,7 @@ mod tests {
                             chunk.push(b'\n');
                         }
                         let c = ChunkLines::new(&chunk, 20, charset);
-                        super::super::source::for_each_line(&chunk, |line, pos| {
+                        crate::batch::scan::for_each_line(&chunk, |line, pos| {
                             let want = format!("{:?}", line_text(line, 20, charset));
                             assert_eq!(format!("{:?}", c.text(line, pos)), want);
                         });

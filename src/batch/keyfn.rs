@@ -1,0 +1,34 @@
+//! The key function of a run: the ladder's key of one reference, prepared
+//! by [`super::prep`] and resolved against a record's base.
+
+use super::error::RejectReason;
+use super::prep;
+
+/// The key function of a run: a reference (and, for CSV/TSV records with a
+/// base column, the row's base) → its key, or why it has none.
+pub type KeyFn<'a> = dyn for<'k, 'b> Fn(&'k str, Option<&'b str>) -> Result<std::borrow::Cow<'k, str>, RejectReason>
+    + Sync
+    + 'a;
+
+/// The key function of a run from a key of one reference (the ladder:
+/// `|s| normalizer.key(s)`, or `to_uri`, …), prepared by `prep`
+/// (`--mode`, `--split-spaces`, `--query-encoding`) and resolved against a
+/// record's base where there is one ([`prep::Prep::key_with_base`]).
+pub fn key_fn<'a, K>(
+    prep: prep::Prep,
+    key: K,
+) -> impl for<'k, 'b> Fn(&'k str, Option<&'b str>) -> Result<std::borrow::Cow<'k, str>, RejectReason>
+       + Sync
+       + 'a
+where
+    K: for<'x> Fn(&'x str) -> crate::Result<std::borrow::Cow<'x, str>> + Sync + 'a,
+{
+    // Nothing to prepare (the usual run): the key function alone, without
+    // the preparation's layers, which cost about 100 instructions a line
+    // (BENCHMARKS.md, decision log: preparing a line).
+    let plain = prep.is_noop();
+    move |s, base| match base {
+        None if plain => key(s).map_err(RejectReason::Key),
+        _ => prep.key_with_base(s, base, &key),
+    }
+}
