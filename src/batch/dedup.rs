@@ -44,7 +44,7 @@ use super::slots::{prefetch_bytes, Slots};
 use super::sort::sort_by_fields;
 use super::source::{
     chunk_size, for_each_batch, for_each_line, split_chunks, Batch, Format, Item, Layout,
-    LineNumbers, Opened, Upcoming,
+    LineNumbers, Opened,
 };
 use super::{cleanup, Error, KeyFn, Observer, Reject, Stats};
 use crate::cdx::CdxLayout;
@@ -73,14 +73,12 @@ const IN_ORDER_WORKERS: usize = 2;
 /// See [`IN_ORDER_WORKERS`].
 const IN_ORDER_BYTES: usize = 4 << 20;
 
-/// Whether a batch of `bytes` that may be kept is keyed in input order on
-/// `workers` ([`IN_ORDER_WORKERS`]).
-fn in_order(workers: usize, bytes: usize) -> bool {
-    #[cfg(test)]
-    let most = tests::IN_ORDER_BYTES.get();
-    #[cfg(not(test))]
-    let most = IN_ORDER_BYTES;
-    workers == 1 || (workers <= IN_ORDER_WORKERS && bytes <= most)
+impl Tuning {
+    /// Whether a batch of `bytes` that may be kept is keyed in input order
+    /// on `workers` ([`IN_ORDER_WORKERS`], [`Tuning::in_order_bytes`]).
+    fn in_order(&self, workers: usize, bytes: usize) -> bool {
+        workers == 1 || (workers <= IN_ORDER_WORKERS && bytes <= self.in_order_bytes)
+    }
 }
 
 /// Spill files per partition (by two more bits of the hash), so that the
@@ -142,6 +140,41 @@ pub struct Config {
     /// waits for the reader between batches and is not one of them, so no
     /// worker is blocked on input.
     pub pool: Option<std::sync::Arc<rayon::ThreadPool>>,
+    /// Knobs that tests turn to reach every path; the default is what a
+    /// run uses.
+    #[doc(hidden)]
+    pub tuning: Tuning,
+}
+
+/// The engine's inner limits and choices, for tests: each path they pick
+/// gives the same output, so a test turns them to run every path on small
+/// inputs. [`Tuning::default`] is what every run uses.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tuning {
+    /// The largest batch that, on up to [`IN_ORDER_WORKERS`] workers, is
+    /// keyed in input order when it may be the input's only one.
+    pub in_order_bytes: usize,
+    /// Blocks a partition's arena may reach before the table spills
+    /// ([`MAX_BLOCKS`]).
+    pub max_blocks: usize,
+    /// Whether an input of one batch may be written from the batch itself
+    /// ([`whole`]) rather than through the arena table.
+    pub take_whole: bool,
+    /// Take the reader to have ended after every batch, without asking it,
+    /// so that a batch kept as the last is merged when another comes.
+    pub assume_ended: bool,
+}
+
+impl Default for Tuning {
+    fn default() -> Self {
+        Tuning {
+            in_order_bytes: IN_ORDER_BYTES,
+            max_blocks: MAX_BLOCKS,
+            take_whole: true,
+            assume_ended: false,
+        }
+    }
 }
 
 impl Config {
@@ -170,6 +203,7 @@ impl Default for Config {
             batch_bytes: 8 << 20,
             columns: Columns::default(),
             pool: None,
+            tuning: Tuning::default(),
         }
     }
 }
@@ -198,6 +232,23 @@ pub struct Summary {
     /// Spill files (partitions split by two more hash bits, at most 256)
     /// that had rows on disk.
     pub spilled_partitions: usize,
+    /// Which ways the run took, for tests.
+    #[doc(hidden)]
+    pub diagnostics: Diagnostics,
+}
+
+/// Which of its equivalent ways a run took ([`Summary::diagnostics`]):
+/// tests read them to know that a path they aim at was run.
+#[doc(hidden)]
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Diagnostics {
+    /// Batches kept to be written from the batch itself ([`whole`]).
+    pub kept: usize,
+    /// Batches keyed with their entries left in input order (up to
+    /// [`IN_ORDER_WORKERS`], a batch that may be kept).
+    pub in_order: usize,
+    /// Writer threads the output started ([`write_pieces`]).
+    pub writers: usize,
 }
 
 /// A column of the output.
@@ -356,39 +407,11 @@ pub fn run(
     // (BENCHMARKS.md §39). Without a pool of its own the run stays on the
     // caller's thread: a loop that blocks on its reader is not put on the
     // global pool, which the caller shares.
-    let Some(pool) = &cfg.pool else {
-        return run_here(inputs, format, key, cfg, obs, out);
-    };
-    let hooks = Hooks::here();
-    let (summary, hooks) = pool.install(move || {
-        let theirs = Hooks::here();
-        hooks.put();
-        let summary = run_here(inputs, format, key, cfg, obs, out);
-        let ours = Hooks::here();
-        theirs.put();
-        (summary, ours)
-    });
-    hooks.put();
-    summary
-}
-
-/// What a test sets for a run and what it counts, in thread-local cells
-/// ([`tests`]): [`run`] carries them to the worker that runs it and back.
-#[cfg(not(test))]
-#[derive(Clone, Copy)]
-struct Hooks;
-
-#[cfg(not(test))]
-impl Hooks {
-    fn here() -> Hooks {
-        Hooks
+    match &cfg.pool {
+        Some(pool) => pool.install(move || run_here(inputs, format, key, cfg, obs, out)),
+        None => run_here(inputs, format, key, cfg, obs, out),
     }
-
-    fn put(self) {}
 }
-
-#[cfg(test)]
-use tests::Hooks;
 
 /// [`run`] with its loop on this thread.
 fn run_here(
@@ -406,6 +429,7 @@ fn run_here(
     let mut layout: Option<Layout> = None;
     let mut cdx: Option<CdxLayout> = None;
     let mut lines = LineNumbers::default();
+    let mut diagnostics = Diagnostics::default();
     let workers = cfg
         .pool
         .as_ref()
@@ -429,8 +453,9 @@ fn run_here(
             };
             if let Some(kept) = table.whole.take() {
                 // A batch came after the one kept as the input's only one
-                // (only a test says that the reader has ended without
-                // asking it): the kept one is merged first, as any other.
+                // (only [`Tuning::assume_ended`] says that the reader has
+                // ended without asking it): the kept one is merged first,
+                // as any other.
                 let (kept, mut chunks) = kept.into_parts();
                 table.add(cfg, &kept, &mut chunks)?;
                 spares.keep(chunks);
@@ -439,9 +464,8 @@ fn run_here(
             // may be kept leaves its entries in input order: `whole` then
             // indexes them in one table, in that order, and needs no
             // grouping by partition.
-            let grouped = !(table.may_keep() && in_order(workers, batch.data.len()));
-            #[cfg(test)]
-            tests::IN_ORDER.set(tests::IN_ORDER.get() + usize::from(!grouped));
+            let grouped = !(table.may_keep() && cfg.tuning.in_order(workers, batch.data.len()));
+            diagnostics.in_order += usize::from(!grouped);
             let mut chunks = cfg.on_pool(|| {
                 key_batch(
                     &batch,
@@ -467,7 +491,7 @@ fn run_here(
             // The input's only batch is indexed where it is, at the end
             // (`whole`); asked last, when the reader had the most time to
             // find that it has ended (if the batch did not say so itself).
-            let whole = table.takes_whole(&chunks) && ended(upcoming);
+            let whole = table.takes_whole(&chunks) && (cfg.tuning.assume_ended || upcoming.ended());
             if !whole {
                 table.add(cfg, &batch, &mut chunks)?;
             }
@@ -483,8 +507,7 @@ fn run_here(
             }
             obs.progress(batch.bytes);
             if whole {
-                #[cfg(test)]
-                tests::KEPT.set(tests::KEPT.get() + 1);
+                diagnostics.kept += 1;
                 table.whole = Some(Whole::new(batch, chunks));
             } else {
                 spares.keep(chunks);
@@ -496,6 +519,8 @@ fn run_here(
     drop(spares);
     let mut summary = cfg.on_pool(|| table.finish(&names, out))?;
     summary.stats = stats;
+    summary.diagnostics.kept = diagnostics.kept;
+    summary.diagnostics.in_order = diagnostics.in_order;
     Ok(summary)
 }
 
@@ -503,17 +528,6 @@ fn run_here(
 /// order ([`Chunk::group`]), on the workers.
 fn group(cfg: &Config, chunks: &mut [Chunk]) {
     cfg.on_pool(|| chunks.par_iter_mut().for_each(|c| c.group(cfg.order)));
-}
-
-/// Whether the reader has handed out every batch ([`Upcoming::ended`]).
-/// A test may say yes without asking (`tests::ASSUME_ENDED`), so that
-/// [`run`]'s way back from a kept batch runs too.
-fn ended(upcoming: &Upcoming) -> bool {
-    #[cfg(test)]
-    if tests::ASSUME_ENDED.get() {
-        return true;
-    }
-    upcoming.ended()
 }
 
 /// Where a key or example is: in the batch's bytes (offset from the
@@ -1298,7 +1312,7 @@ struct Table {
     /// ([`write_by_origin`]) without comparing origins.
     tape: Option<Vec<u8>>,
     memory: usize,
-    /// Blocks a partition's arena may reach ([`MAX_BLOCKS`]; less in tests).
+    /// Blocks a partition's arena may reach ([`Tuning::max_blocks`]).
     max_blocks: usize,
     temp_dir: Option<PathBuf>,
     spill: Option<SpillDir>,
@@ -1309,7 +1323,7 @@ struct Table {
     /// The input's only batch, not merged: its rows are indexed where they
     /// are when the output is written ([`whole`]).
     whole: Option<Whole>,
-    /// Whether [`Table::takes_whole`] may say yes (tests run both ways).
+    /// Whether [`Table::takes_whole`] may say yes ([`Tuning::take_whole`]).
     may_take_whole: bool,
 }
 
@@ -1356,10 +1370,7 @@ impl Table {
             parts: (0..PARTS).map(|_| Part::default()).collect(),
             tape: (cfg.order == Order::First).then(Vec::new),
             memory: cfg.memory,
-            #[cfg(not(test))]
-            max_blocks: MAX_BLOCKS,
-            #[cfg(test)]
-            max_blocks: tests::TABLE_MAX_BLOCKS.get(),
+            max_blocks: cfg.tuning.max_blocks,
             temp_dir: cfg.temp_dir.clone(),
             spill: None,
             spills: 0,
@@ -1367,10 +1378,7 @@ impl Table {
             show_surt: cfg.show_surt,
             columns: cfg.columns.clone(),
             whole: None,
-            #[cfg(not(test))]
-            may_take_whole: true,
-            #[cfg(test)]
-            may_take_whole: tests::TAKE_WHOLE.get(),
+            may_take_whole: cfg.tuning.take_whole,
         }
     }
 
@@ -1597,12 +1605,16 @@ impl Table {
             .collect();
         let names = &names[..];
         if self.spill.is_none() {
-            let unique = match self.whole.take() {
+            let written = match self.whole.take() {
                 Some(whole) => whole.write(self.columns.fields(), self.show_surt, names, out)?,
                 None => self.write_in_memory(names, out)?,
             };
             return Ok(Summary {
-                unique,
+                unique: written.rows,
+                diagnostics: Diagnostics {
+                    writers: written.writers,
+                    ..Diagnostics::default()
+                },
                 ..Summary::default()
             });
         }
@@ -1699,7 +1711,7 @@ impl Table {
         &self,
         names: &[Vec<u8>],
         out: &mut (dyn FnMut(&[u8]) -> Result<(), Error> + Send),
-    ) -> Result<u64, Error> {
+    ) -> Result<Written, Error> {
         // `surt`: the key's SURT, where the sort computed it.
         let format = |t: &mut Vec<u8>, p: &Part, r: &Row, surt: Option<&[u8]>| {
             let shown = shown(self.show_surt, p.key(r), surt);
@@ -1752,7 +1764,7 @@ impl Table {
             });
         }
         let pieces: Vec<&[Sorted]> = all.chunks(piece_rows(all.len())).collect();
-        write_pieces(&pieces, out, |rows, text| {
+        let writers = write_pieces(&pieces, out, |rows, text| {
             text.reserve(rows.len() * 128);
             for (i, &(p, at, surt)) in rows.iter().enumerate() {
                 // Sorted, the records are all over memory: ask ahead, as
@@ -1763,7 +1775,10 @@ impl Table {
                 format(text, p, &p.arena.row(at), surt);
             }
         })?;
-        Ok(all.len() as u64)
+        Ok(Written {
+            rows: all.len() as u64,
+            writers,
+        })
     }
 }
 
@@ -1866,6 +1881,14 @@ impl Added for Part {
     const REST: bool = false;
 }
 
+/// What an output wrote: its rows, and the writer threads it started
+/// ([`write_pieces`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Written {
+    rows: u64,
+    writers: usize,
+}
+
 /// Every row in order of first occurrence, formatted by `format` and
 /// written through `out`. Without a spill each partition's rows already
 /// are in that order (batches and their chunks are merged in input order),
@@ -1879,7 +1902,7 @@ fn write_by_origin<P: Added>(
     piece: usize,
     format: impl Fn(&mut Vec<u8>, &P, usize) + Sync,
     out: &mut (dyn FnMut(&[u8]) -> Result<(), Error> + Send),
-) -> Result<u64, Error> {
+) -> Result<Written, Error> {
     debug_assert_eq!(tape.len(), parts.iter().map(P::added).sum::<usize>());
     let pieces: Vec<&[u8]> = tape.chunks(piece.max(1)).collect();
     // starts[j][p]: rows of partition p before piece j.
@@ -1892,7 +1915,7 @@ fn write_by_origin<P: Added>(
         }
     }
     let pieces: Vec<(&[u8], Vec<usize>)> = pieces.into_iter().zip(starts).collect();
-    write_pieces(&pieces, out, |(t, start), text| {
+    let writers = write_pieces(&pieces, out, |(t, start), text| {
         text.reserve(t.len() * 128);
         let mut next = start.clone();
         // The rows come from every partition in turn, too many streams for
@@ -1910,7 +1933,10 @@ fn write_by_origin<P: Added>(
             next[p as usize] += 1;
         }
     })?;
-    Ok(tape.len() as u64)
+    Ok(Written {
+        rows: tape.len() as u64,
+        writers,
+    })
 }
 
 /// Format `pieces` in parallel, a few per worker at a time, and write them
@@ -1924,11 +1950,12 @@ fn write_by_origin<P: Added>(
 /// rows a worker or fewer on up to 16 workers) has nothing for a writer to
 /// overlap, which would start, wait for the group and write it: it is
 /// written here instead (BENCHMARKS.md §36).
+/// The writer threads it started: 0 or 1.
 fn write_pieces<P: Sync>(
     pieces: &[P],
     out: &mut (dyn FnMut(&[u8]) -> Result<(), Error> + Send),
     fill: impl Fn(&P, &mut Vec<u8>) + Sync,
-) -> Result<(), Error> {
+) -> Result<usize, Error> {
     let format = |group: &[P], mut bufs: Vec<Vec<u8>>| -> Vec<Vec<u8>> {
         bufs.resize_with(group.len(), Vec::new);
         group
@@ -1943,10 +1970,9 @@ fn write_pieces<P: Sync>(
     };
     let group = 4 * rayon::current_num_threads().max(1);
     if pieces.len() <= group {
-        return format(pieces, Vec::new()).iter().try_for_each(|t| out(t));
+        format(pieces, Vec::new()).iter().try_for_each(|t| out(t))?;
+        return Ok(0);
     }
-    #[cfg(test)]
-    tests::WRITERS.set(tests::WRITERS.get() + 1);
     let (give_back, spares) = std::sync::mpsc::channel::<Vec<Vec<u8>>>();
     // One group queued while one is written and one formatted.
     let write = |texts: &Vec<Vec<u8>>| texts.iter().try_for_each(|t| out(t));
@@ -1957,7 +1983,8 @@ fn write_pieces<P: Sync>(
             send(format(g, spares.try_recv().unwrap_or_default()))?;
         }
         Ok(())
-    })
+    })?;
+    Ok(1)
 }
 
 /// A row of the sorted output, with its key's SURT where the sort computed
@@ -2273,9 +2300,10 @@ mod tests {
         (parts, tape)
     }
 
-    fn written(parts: &[Part], tape: &[u8], piece: usize) -> (u64, Vec<u8>) {
+    /// The rows written, the text and the writer threads started.
+    fn written(parts: &[Part], tape: &[u8], piece: usize) -> (u64, Vec<u8>, usize) {
         let mut text = Vec::new();
-        let n = write_by_origin(
+        let w = write_by_origin(
             parts,
             tape,
             piece,
@@ -2290,7 +2318,7 @@ mod tests {
             },
         )
         .unwrap();
-        (n, text)
+        (w.rows, text, w.writers)
     }
 
     #[test]
@@ -2308,7 +2336,7 @@ mod tests {
                 want.extend_from_slice(format!(",{},{},{}\n", r.file, r.line, r.item).as_bytes());
             }
             for piece in [1, 2, 3, 7, 100, PIECE] {
-                let (n, got) = written(&parts, &tape, piece);
+                let (n, got, _) = written(&parts, &tape, piece);
                 assert_eq!(n, rows, "{rows} rows, pieces of {piece}");
                 assert!(got == want, "{rows} rows, pieces of {piece}");
             }
@@ -2330,10 +2358,7 @@ mod tests {
             for rows in [1, group - 1, group, group + 1, 3 * group + 2] {
                 let (parts, tape) = parts(rows as u64);
                 let want = written(&parts, &tape, rows).1;
-                let (got, writers) = pool.install(|| {
-                    WRITERS.set(0);
-                    (written(&parts, &tape, 1).1, WRITERS.get())
-                });
+                let (_, got, writers) = pool.install(|| written(&parts, &tape, 1));
                 assert!(got == want, "{rows} rows on {threads} workers");
                 let groups = rows.div_ceil(group);
                 assert_eq!(writers, usize::from(groups > 1), "{rows} rows on {threads}");
@@ -2371,62 +2396,6 @@ mod tests {
             let e = r.unwrap_err();
             assert!(e.to_string().contains("disk full"), "{e}");
             assert_eq!(calls, fail_at);
-        }
-    }
-
-    thread_local! {
-        /// [`Table::may_take_whole`] of the tables this thread makes.
-        pub(super) static TAKE_WHOLE: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
-        /// Whether [`super::ended`] says yes without asking the reader.
-        pub(super) static ASSUME_ENDED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-        /// Batches [`super::run`] kept for [`super::whole`] on this thread.
-        pub(super) static KEPT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-        /// Batches [`super::run`] keyed with their entries left in input
-        /// order (up to two workers, a batch that may be kept).
-        pub(super) static IN_ORDER: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-        /// [`super::IN_ORDER_BYTES`], smaller for a test.
-        pub(super) static IN_ORDER_BYTES: std::cell::Cell<usize> = const { std::cell::Cell::new(super::IN_ORDER_BYTES) };
-        /// Writer threads [`super::write_pieces`] started on this thread.
-        pub(super) static WRITERS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-        /// [`Table::max_blocks`] of the tables this thread makes.
-        pub(super) static TABLE_MAX_BLOCKS: std::cell::Cell<usize> =
-            const { std::cell::Cell::new(super::MAX_BLOCKS) };
-    }
-
-    /// The cells above, as one thread has them ([`super::run`] carries
-    /// them to the worker that runs its loop, and back).
-    #[derive(Clone, Copy)]
-    pub(super) struct Hooks {
-        take_whole: bool,
-        assume_ended: bool,
-        kept: usize,
-        in_order: usize,
-        in_order_bytes: usize,
-        writers: usize,
-        table_max_blocks: usize,
-    }
-
-    impl Hooks {
-        pub(super) fn here() -> Hooks {
-            Hooks {
-                take_whole: TAKE_WHOLE.get(),
-                assume_ended: ASSUME_ENDED.get(),
-                kept: KEPT.get(),
-                in_order: IN_ORDER.get(),
-                in_order_bytes: IN_ORDER_BYTES.get(),
-                writers: WRITERS.get(),
-                table_max_blocks: TABLE_MAX_BLOCKS.get(),
-            }
-        }
-
-        pub(super) fn put(self) {
-            TAKE_WHOLE.set(self.take_whole);
-            ASSUME_ENDED.set(self.assume_ended);
-            KEPT.set(self.kept);
-            IN_ORDER.set(self.in_order);
-            IN_ORDER_BYTES.set(self.in_order_bytes);
-            WRITERS.set(self.writers);
-            TABLE_MAX_BLOCKS.set(self.table_max_blocks);
         }
     }
 
@@ -2520,9 +2489,12 @@ mod tests {
             order,
             chunk_size: 64 << 10,
             batch_bytes: 256 << 10,
+            tuning: Tuning {
+                max_blocks,
+                ..Tuning::default()
+            },
             ..Config::default()
         };
-        TABLE_MAX_BLOCKS.set(max_blocks);
         let mut csv = Vec::new();
         let s = run(
             vec![input],
@@ -2623,16 +2595,20 @@ mod tests {
                 )
             })
             .collect();
-        TAKE_WHOLE.set(take);
-        ASSUME_ENDED.set(assume);
-        KEPT.set(0);
-        IN_ORDER.set(0);
+        let cfg = Config {
+            tuning: Tuning {
+                take_whole: take,
+                assume_ended: assume,
+                ..cfg.tuning
+            },
+            ..cfg.clone()
+        };
         let mut csv = Vec::new();
         let s = run(
             inputs,
             format,
             &key,
-            cfg,
+            &cfg,
             &mut super::super::Quiet,
             &mut |b: &[u8]| {
                 csv.extend_from_slice(b);
@@ -2640,9 +2616,7 @@ mod tests {
             },
         )
         .unwrap();
-        TAKE_WHOLE.set(true);
-        ASSUME_ENDED.set(false);
-        (csv, s, (KEPT.get(), IN_ORDER.get()))
+        (csv, s, (s.diagnostics.kept, s.diagnostics.in_order))
     }
 
     /// With a pool of its own, the run's loop is on one of its workers (the
@@ -2716,7 +2690,18 @@ mod tests {
         let (want, want_s, (not_taken, _)) = run_way(texts, format, cfg, (false, false));
         let (got, got_s, kept) = run_way(texts, format, cfg, (true, true));
         assert!(got == want, "{}", String::from_utf8_lossy(&got));
-        assert_eq!(got_s, want_s);
+        // The same summary, but for the ways taken.
+        let ways = Diagnostics::default();
+        assert_eq!(
+            Summary {
+                diagnostics: ways,
+                ..got_s
+            },
+            Summary {
+                diagnostics: ways,
+                ..want_s
+            }
+        );
         (got_s, not_taken, kept)
     }
 
@@ -2817,7 +2802,10 @@ mod tests {
             let (s, not_taken, kept) = both_ways(&texts, &format, &cfg);
             assert_eq!((not_taken, s.spills), (0, 0));
             // Up to two workers key the kept batch in input order.
-            assert_eq!(kept, (1, usize::from(in_order(workers, lines.len()))));
+            assert_eq!(
+                kept,
+                (1, usize::from(cfg.tuning.in_order(workers, lines.len())))
+            );
         }
         // Two inputs (so at least two batches), the first batch taken for
         // the last: kept, then merged when the next comes (later batches
@@ -2830,18 +2818,26 @@ mod tests {
         for cfg in [small.clone(), one(&small)] {
             let (_, _, kept) = both_ways(&[lines, lines], &Format::Lines, &cfg);
             let workers = cfg.on_pool(rayon::current_num_threads);
-            assert_eq!(kept, (1, usize::from(in_order(workers, lines.len()))));
+            assert_eq!(
+                kept,
+                (1, usize::from(cfg.tuning.in_order(workers, lines.len())))
+            );
         }
-        // On two workers, a batch of more than `IN_ORDER_BYTES` is grouped
+        // On two workers, a batch of more than `Tuning::in_order_bytes` is grouped
         // by partition (and kept all the same); one of at most that is not.
         let two = Config {
             pool: pool(2),
             ..base.clone()
         };
         for (most, in_order) in [(lines.len() - 100, 0), (lines.len(), 1)] {
-            IN_ORDER_BYTES.set(most);
+            let two = Config {
+                tuning: Tuning {
+                    in_order_bytes: most,
+                    ..Tuning::default()
+                },
+                ..two.clone()
+            };
             let (_, _, kept) = both_ways(&[lines], &Format::Lines, &two);
-            IN_ORDER_BYTES.set(super::IN_ORDER_BYTES);
             assert_eq!(kept, (1, in_order));
         }
         // Not kept: a sorted output, or a budget the table would pass.
@@ -2862,7 +2858,8 @@ mod tests {
         ] {
             let (s, _, kept) = both_ways(&[lines], &Format::Lines, &cfg);
             assert_eq!(kept.0, 0);
-            if in_order(cfg.on_pool(rayon::current_num_threads), lines.len()) {
+            let workers = cfg.on_pool(rayon::current_num_threads);
+            if cfg.tuning.in_order(workers, lines.len()) {
                 assert_eq!(kept.1, usize::from(cfg.order == Order::First));
             }
             assert_eq!(s.spills > 0, cfg.order == Order::First);

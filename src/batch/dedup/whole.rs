@@ -30,7 +30,7 @@ use rayon::prelude::*;
 
 use super::{
     format_row, piece_rows, shown, tape_of, write_by_origin, Added, Batch, Chunk, Error, Field,
-    Span, PARTS,
+    Span, Written, PARTS,
 };
 use crate::batch::slots::{prefetch, prefetch_bytes, Slots};
 
@@ -167,7 +167,7 @@ impl Whole {
 
     /// Merge the chunks (partitions in parallel, chunks in order, as
     /// [`super::Table::merge`] does), then write the rows in order of
-    /// first occurrence; the number of rows. Chunks that left their
+    /// first occurrence; the rows written. Chunks that left their
     /// entries in input order ([`super::IN_ORDER_WORKERS`]) go into one
     /// table, in order ([`Whole::rows_in_order`]).
     pub(super) fn write(
@@ -176,7 +176,7 @@ impl Whole {
         show_surt: bool,
         names: &[Vec<u8>],
         out: &mut (dyn FnMut(&[u8]) -> Result<(), Error> + Send),
-    ) -> Result<u64, Error> {
+    ) -> Result<Written, Error> {
         let Whole { batch, chunks } = &self;
         let views: Vec<View> = chunks
             .iter()
@@ -198,12 +198,15 @@ impl Whole {
         if chunks.iter().any(|c| !c.bufs.entries.is_empty()) {
             let rows = self.rows_in_order(&views);
             let pieces: Vec<&[Row]> = rows.chunks(piece_rows(rows.len())).collect();
-            super::write_pieces(&pieces, out, |rows, t| {
+            let writers = super::write_pieces(&pieces, out, |rows, t| {
                 for r in *rows {
                     format(t, r);
                 }
             })?;
-            return Ok(rows.len() as u64);
+            return Ok(Written {
+                rows: rows.len() as u64,
+                writers,
+            });
         }
         let mut index: Vec<Index> = (0..PARTS).map(|_| Index::default()).collect();
         index.par_iter_mut().enumerate().for_each(|(p, ix)| {
