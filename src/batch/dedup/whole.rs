@@ -1,14 +1,14 @@
 //! The table of a run whose whole input is one batch: it indexes the
-//! batch's own keys (the [`super::Entry`]s its chunks made) instead of copying
+//! batch's own keys (the [`Entry`](super::keying::Entry)s its chunks made) instead of copying
 //! each new row into an arena record. The keys are 3987bis §5.3's, as in
 //! the parent module; what changes is only where a row's bytes are.
 //! On one worker, or on two for a batch of a few MB
-//! ([`super::IN_ORDER_WORKERS`]), the chunks leave their entries in input
+//! ([`IN_ORDER_WORKERS`](super::config::IN_ORDER_WORKERS)), the chunks leave their entries in input
 //! order and one table indexes them, so rows come in output order already
 //! ([`Whole::rows_in_order`]); otherwise each partition has its table, as
 //! in the arena table, and a tape says in which order to write them.
 //!
-//! The arena ([`super::Arena`]) exists so that a batch can be dropped once
+//! The arena ([`Arena`](super::arena::Arena)) exists so that a batch can be dropped once
 //! it is merged: its buffers serve the next batch. When the reader has no
 //! next batch, that copy buys nothing, and for a small input it is most of
 //! the cost: on `kasztp` (48 k lines, 47 k distinct) the records' 32-byte
@@ -17,8 +17,8 @@
 //! (where its key and example are, its line, its count), and the batch and
 //! its chunks stay until the output is written.
 //!
-//! [`super::run`] takes this way only where it gives what the arena table
-//! gives, byte for byte, summary included ([`super::Table::takes_whole`]): the
+//! [`run`](super::run::run) takes this way only where it gives what the arena table
+//! gives, byte for byte, summary included ([`Table::takes_whole`](super::table::Table::takes_whole)): the
 //! output is in first-occurrence order, the batch is the first and the
 //! last ([`super::super::source::Upcoming::ended`]), and the arena table
 //! would not have spilled it either. A test runs both ways on
@@ -28,11 +28,14 @@ use std::sync::atomic::Ordering::Relaxed;
 
 use rayon::prelude::*;
 
-use super::{
-    format_row, piece_rows, shown, tape_of, write_by_origin, Added, Batch, Chunk, Error, Field,
-    Span, Written, PARTS,
+use super::columns::Field;
+use super::keying::{Chunk, Span, PARTS};
+use super::output::{
+    format_row, piece_rows, shown, tape_of, write_by_origin, write_pieces, Added, Written,
 };
 use crate::batch::slots::{prefetch, prefetch_bytes, Slots};
+use crate::batch::source::Batch;
+use crate::batch::Error;
 
 /// Entries indexed before [`Whole::rows_in_order`] sizes its table for the
 /// rest of the batch.
@@ -56,7 +59,7 @@ struct Row {
     /// Its chunk (an index into [`Whole::chunks`]), whose spans these are.
     chunk: u32,
     /// At most the batch's entries, fewer than `u32::MAX`
-    /// ([`super::Table::takes_whole`]).
+    /// ([`Table::takes_whole`](super::table::Table::takes_whole)).
     count: u32,
 }
 
@@ -166,9 +169,9 @@ impl Whole {
     }
 
     /// Merge the chunks (partitions in parallel, chunks in order, as
-    /// [`super::Table::merge`] does), then write the rows in order of
+    /// [`Table::merge`](super::table::Table::merge) does), then write the rows in order of
     /// first occurrence; the rows written. Chunks that left their
-    /// entries in input order ([`super::IN_ORDER_WORKERS`]) go into one
+    /// entries in input order ([`IN_ORDER_WORKERS`](super::config::IN_ORDER_WORKERS)) go into one
     /// table, in order ([`Whole::rows_in_order`]).
     pub(super) fn write(
         self,
@@ -198,7 +201,7 @@ impl Whole {
         if chunks.iter().any(|c| !c.bufs.entries.is_empty()) {
             let rows = self.rows_in_order(&views);
             let pieces: Vec<&[Row]> = rows.chunks(piece_rows(rows.len())).collect();
-            let writers = super::write_pieces(&pieces, out, |rows, t| {
+            let writers = write_pieces(&pieces, out, |rows, t| {
                 for r in *rows {
                     format(t, r);
                 }
