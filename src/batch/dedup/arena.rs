@@ -87,8 +87,10 @@ pub(super) const BLOCK: usize = 1 << 20;
 /// (records are 8-byte aligned, and start in the first [`BLOCK`] bytes).
 pub(super) const OFF_BITS: u32 = 17;
 /// Blocks a partition's arena may hold: a record's place is a `u32`, and
-/// the table's slot keeps it + 1. [`Table::room_for`](super::table::Table::room_for) spills before a
+/// the table's slot keeps it + 1. [`Table::room_for`] spills before a
 /// batch could pass this (32 GiB in one partition).
+///
+/// [`Table::room_for`]: super::table::Table::room_for
 pub(super) const MAX_BLOCKS: usize = (1 << (32 - OFF_BITS)) - 1;
 
 impl Arena {

@@ -8,30 +8,6 @@ use super::columns::Columns;
 use crate::batch::Stats;
 use crate::decode::Charset;
 
-/// The most workers on which a batch that may be the input's only one is
-/// keyed in input order and indexed in one table by one worker
-/// ([`whole`](super::whole)), not grouped by partition and merged by partitions in
-/// parallel; on more than one, only a batch of up to [`IN_ORDER_BYTES`].
-/// On two workers the one table's serial index costs less than the
-/// grouping, the partitions' sync and the gathering of rows from 64 of
-/// them, up to a few MB: `dedup -j2` wall 0.82–0.92 on the real samples
-/// (0.8–2.5 MB), 0.93 / 0.975 / 1.013 / 1.06 on 2.0 / 4.1 / 6.2 / 8.3 MB of
-/// the generated corpus (BENCHMARKS.md §37). The index is about a tenth
-/// of the work, so on many workers it would be what they wait for; more
-/// than two were not measured (this machine has two cores).
-pub(super) const IN_ORDER_WORKERS: usize = 2;
-
-/// See [`IN_ORDER_WORKERS`].
-pub(super) const IN_ORDER_BYTES: usize = 4 << 20;
-
-impl Tuning {
-    /// Whether a batch of `bytes` that may be kept is keyed in input order
-    /// on `workers` ([`IN_ORDER_WORKERS`], [`Tuning::in_order_bytes`]).
-    pub(super) fn in_order(&self, workers: usize, bytes: usize) -> bool {
-        workers == 1 || (workers <= IN_ORDER_WORKERS && bytes <= self.in_order_bytes)
-    }
-}
-
 /// Row order of the output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Order {
@@ -109,6 +85,29 @@ impl Default for Tuning {
     }
 }
 
+/// The most workers on which a batch that may be the input's only one is
+/// keyed in input order and indexed in one table by one worker
+/// ([`whole`](super::whole)), not grouped by partition and merged by
+/// partitions in parallel; on more than one, only a batch of up to
+/// [`IN_ORDER_BYTES`]. On two workers the one table's serial index costs
+/// less than the grouping, the partitions' sync and the gathering of rows
+/// from 64 of them, up to a batch of a few MB, past which the partitions
+/// win (BENCHMARKS.md, decision log: "one batch, one table"). The index
+/// is about a tenth of the work, so on many workers it would be what they
+/// wait for; the limit of two workers is where it was shown to pay.
+pub(super) const IN_ORDER_WORKERS: usize = 2;
+
+/// See [`IN_ORDER_WORKERS`].
+pub(super) const IN_ORDER_BYTES: usize = 4 << 20;
+
+impl Tuning {
+    /// Whether a batch of `bytes` that may be kept is keyed in input order
+    /// on `workers` ([`IN_ORDER_WORKERS`], [`Tuning::in_order_bytes`]).
+    pub(super) fn in_order(&self, workers: usize, bytes: usize) -> bool {
+        workers == 1 || (workers <= IN_ORDER_WORKERS && bytes <= self.in_order_bytes)
+    }
+}
+
 impl Config {
     /// Run `f` on the workers.
     pub(super) fn on_pool<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
@@ -130,8 +129,8 @@ impl Default for Config {
             order: Order::First,
             show_surt: false,
             charset: None,
-            // 16 MB was 3–5 % slower on one worker and 7 % on two, in
-            // process (BENCHMARKS.md §28).
+            // Larger batches were slower on one and on two workers
+            // (BENCHMARKS.md, decision log: "batch size").
             batch_bytes: 8 << 20,
             columns: Columns::default(),
             pool: None,

@@ -70,8 +70,10 @@ pub(super) struct Entry {
 
 /// An [`Entry`] grouped with its partition's ([`ChunkBufs::by_part`]), as
 /// the merge reads it. The partition is where it is, so of the hash only
-/// the 32 bits that a slot table uses ([`Slots`](crate::batch::slots::Slots)) are kept: 32 bytes, not
+/// the 32 bits that a slot table uses ([`Slots`]) are kept: 32 bytes, not
 /// 40 (each entry is written, then read by the merge, past the caches).
+///
+/// [`Slots`]: crate::batch::slots::Slots
 #[derive(Clone, Copy, Default)]
 pub(super) struct Keyed {
     pub(super) key: Span,
@@ -101,14 +103,18 @@ pub(super) struct Chunk {
     /// The 0-based number of the chunk's first line in its input (the
     /// lines before it), to which its entries' 1-based lines are added.
     /// For lines, set once the batch's chunks are keyed and have counted
-    /// their lines ([`LineNumbers::chunks`](crate::batch::source::LineNumbers::chunks)); for records, the line before
+    /// their lines ([`LineNumbers::chunks`]); for records, the line before
     /// the chunk's first record (records know their lines).
+    ///
+    /// [`LineNumbers::chunks`]: crate::batch::source::LineNumbers::chunks
     pub(super) first_line: u64,
     pub(super) bufs: ChunkBufs,
     /// Where each partition's entries start in `bufs.by_part`.
     pub(super) part_start: Vec<u32>,
     /// Per partition: at most the bytes its new records would take
-    /// ([`Table::room_for`](super::table::Table::room_for)).
+    /// ([`Table::room_for`]).
+    ///
+    /// [`Table::room_for`]: super::table::Table::room_for
     pub(super) part_bytes: Vec<u64>,
     pub(super) stats: Stats,
     pub(super) rejects: Vec<Reject>,
@@ -116,14 +122,17 @@ pub(super) struct Chunk {
 
 /// The buffers of a chunk, kept once its batch is merged for a chunk of a
 /// later batch: the keys of a batch are then written into memory already
-/// touched — no fresh pages, no regrowth (BENCHMARKS.md §18).
+/// touched — no fresh pages, no regrowth.
 #[derive(Default)]
 pub(super) struct ChunkBufs {
     /// The entries in input order, as the lines are keyed; empty once
     /// they are grouped ([`Chunk::group`]). Grouped as the chunk is made,
     /// the buffer serves the worker's next chunk at once
     /// ([`Spares::keep_entries`]); a batch that may be kept, on up to
-    /// [`IN_ORDER_WORKERS`](super::config::IN_ORDER_WORKERS), keeps them here, and [`whole`](super::whole) reads them.
+    /// [`IN_ORDER_WORKERS`], keeps them here, and [`whole`] reads them.
+    ///
+    /// [`IN_ORDER_WORKERS`]: super::config::IN_ORDER_WORKERS
+    /// [`whole`]: super::whole
     pub(super) entries: Vec<Entry>,
     pub(super) arena: Vec<u8>,
     /// The same entries grouped by partition: partition `p` is
@@ -132,8 +141,11 @@ pub(super) struct ChunkBufs {
     /// from all over the chunk.
     pub(super) by_part: Vec<Keyed>,
     /// Per entry: 1 + the partition where it made a new row, else 0
-    /// (written and read by [`Table::merge`](super::table::Table::merge), for [`Table::tape`](super::table::Table::tape); empty
+    /// (written and read by [`Table::merge`], for [`Table::tape`]; empty
     /// when the output is not in first-occurrence order).
+    ///
+    /// [`Table::merge`]: super::table::Table::merge
+    /// [`Table::tape`]: super::table::Table::tape
     pub(super) fresh: Vec<AtomicU8>,
 }
 

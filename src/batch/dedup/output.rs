@@ -28,14 +28,14 @@ pub(super) fn tape_of(chunks: &[Chunk], tape: &mut Vec<u8>) {
 
 /// Rows per piece of [`write_by_origin`] (about 400 KB of CSV): small
 /// enough that the pieces' buffers are reused from the second group on
-/// instead of fresh memory faulted in page by page (measured against 8 K
-/// and 32 K rows, BENCHMARKS.md §17).
+/// instead of fresh memory faulted in page by page (larger pieces were
+/// slower).
 pub(super) const PIECE: usize = 1 << 12;
 
 /// Rows per piece for an output of `rows` rows: [`PIECE`], but at least 64
 /// pieces down to 256 rows each. The buffers of the first groups are fresh
-/// memory; with only a few groups, every piece was, and a 5 MB output of
-/// 48 k rows had all its 5 MB faulted in (BENCHMARKS.md §29).
+/// memory; with only a few groups, every piece was, and an output of tens
+/// of thousands of rows had every byte of its buffers faulted in.
 pub(super) fn piece_rows(rows: usize) -> usize {
     (rows / 64).clamp(256, PIECE)
 }
@@ -146,7 +146,7 @@ pub(super) fn write_by_origin<P: Added>(
         // The rows come from every partition in turn, too many streams for
         // the hardware to see: ask for each row `AHEAD_ROW` rows ahead, and
         // for the rest of it (where its head says) `AHEAD_KEY` ahead
-        // (BENCHMARKS.md §17, §38).
+        // (BENCHMARKS.md, decision log: "prefetch").
         let mut rows = Ahead::new(start, AHEAD_ROW);
         let mut rest = P::REST.then(|| Ahead::new(start, AHEAD_KEY));
         for (i, &p) in t.iter().enumerate() {
@@ -167,14 +167,13 @@ pub(super) fn write_by_origin<P: Added>(
 /// Format `pieces` in parallel, a few per worker at a time, and write them
 /// in order from a thread of their own: a `write` copies into the page
 /// cache, which takes pages of fresh memory, and on a worker that time was
-/// taken from formatting (40 ms of `write` calls for a 123 MB output,
-/// BENCHMARKS.md §25).
+/// taken from formatting.
 /// The writer's groups come back as buffers for later groups: fresh ones
 /// would be new memory, faulted in page by page.
 /// An output of one group (4 pieces a worker: with [`piece_rows`], 1,024
 /// rows a worker or fewer on up to 16 workers) has nothing for a writer to
 /// overlap, which would start, wait for the group and write it: it is
-/// written here instead (BENCHMARKS.md §36).
+/// written here instead.
 /// The writer threads it started: 0 or 1.
 pub(super) fn write_pieces<P: Sync>(
     pieces: &[P],

@@ -45,9 +45,9 @@ pub fn run(
     // The run's own loop is on a worker too (as the CLI had it): each step
     // it hands the workers (keying a batch, merging it, writing the rows)
     // then starts on the thread that asks for it, where handing it over
-    // and waiting for it woke two threads. On one worker that was 8 % of a
-    // run over `cc_bases` and 1–2 % over the larger samples, in process
-    // (BENCHMARKS.md §39). Without a pool of its own the run stays on the
+    // and waiting for it woke two threads, a cost that shows most on one
+    // worker and a small input (BENCHMARKS.md, decision log: "the loop on
+    // a worker"). Without a pool of its own the run stays on the
     // caller's thread: a loop that blocks on its reader is not put on the
     // global pool, which the caller shares.
     match &cfg.pool {

@@ -267,8 +267,10 @@ pub(super) fn sort_rows(part: &Part, order: Order) -> Vec<(Row, Option<Vec<u8>>)
 }
 
 /// The order of a row as two byte strings compared in turn: the same total
-/// order as [`Table::write_in_memory`](super::table::Table::write_in_memory) (an origin as 16 big-endian bytes
+/// order as [`Table::write_in_memory`] (an origin as 16 big-endian bytes
 /// compares as the tuple does). `surt`: the key's SURT, if already known.
+///
+/// [`Table::write_in_memory`]: super::table::Table::write_in_memory
 pub(super) fn sort_key(
     order: Order,
     r: &Row,

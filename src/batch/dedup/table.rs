@@ -46,7 +46,8 @@ pub(super) struct Table {
     /// The input's only batch, not merged: its rows are indexed where they
     /// are when the output is written ([`whole`](super::whole)).
     pub(super) whole: Option<Whole>,
-    /// Whether [`Table::takes_whole`] may say yes ([`Tuning::take_whole`](super::Tuning::take_whole)).
+    /// Whether [`Table::takes_whole`] may say yes
+    /// ([`Tuning::take_whole`](super::Tuning::take_whole)).
     pub(super) may_take_whole: bool,
 }
 
@@ -156,7 +157,7 @@ impl Table {
                     // ahead, in the order the probe needs them (key,
                     // example and home slot 8 entries ahead → the record
                     // the slot names 4 ahead), so that a key waits for
-                    // memory once (BENCHMARKS.md §12, §15, §24).
+                    // memory once (BENCHMARKS.md, decision log: "prefetch").
                     if let Some(f) = es.get(n + 8) {
                         let k = f.key.get(data, arena);
                         prefetch_bytes(k);
@@ -291,7 +292,7 @@ impl Table {
         } else {
             // The SURTs in one buffer per block of rows, not one `Vec`
             // each: freeing 10^6 small strings in sorted order cost more
-            // than computing them (BENCHMARKS.md §17).
+            // than computing them.
             const SURTS: usize = 1 << 14;
             surts = all
                 .par_chunks(SURTS)
