@@ -4,7 +4,7 @@
 //! 1. Batches of lines, CDX/CDXJ lines or CSV/TSV records arrive from
 //!    [`super::source`] in input order. Each batch is cut into chunks;
 //!    workers (rayon) compute every key (3987bis §5.3, through the caller's
-//!    [`KeyFn`](crate::batch::KeyFn)) and its hash (foldhash, computed once, here, and compared
+//!    [`KeyFn`]) and its hash (foldhash, computed once, here, and compared
 //!    before any key bytes), and group the chunk's keys by partition (bits
 //!    of the hash). There is no chunk-local table: it cost more than the
 //!    repeats it saved the merge (BENCHMARKS.md, decision log: "no
@@ -39,10 +39,12 @@
 //! output   rows formatted in parallel pieces, written in order
 //! keying   chunks of a batch → entries (hash, key, example, origin)
 //! part     one partition's table of records
-//! arena    the records, in blocks that never move
 //! config   Config, Tuning, Summary
 //! columns  the output's columns and header
+//! arena    the records, in blocks that never move
 //! ```
+//!
+//! [`KeyFn`]: crate::batch::KeyFn
 
 mod arena;
 mod columns;

@@ -342,4 +342,4 @@ impl Table {
 
 /// A row of the sorted output, with its key's SURT where the sort computed
 /// it.
-pub(super) type Sorted<'a> = (&'a Part, u32, Option<&'a [u8]>);
+type Sorted<'a> = (&'a Part, u32, Option<&'a [u8]>);
