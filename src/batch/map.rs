@@ -62,7 +62,7 @@ pub struct Config {
 /// goes to `out` in order (keyed on [`Config::pool`]). `out` is called from
 /// a thread of its own, which writes a batch's chunks as they come while
 /// the workers key the next batch: on one worker, writing had taken its
-/// time from keying (BENCHMARKS.md §25). Each chunk is passed on as soon as
+/// time from keying. Each chunk is passed on as soon as
 /// its batch is keyed, so a slow stream's output is not held back.
 pub fn run(
     inputs: Vec<Opened>,

@@ -288,8 +288,8 @@ mod x86 {
 /// Append an integer field: two digits per step from a table, as `itoa`
 /// does, but written in place. `itoa`'s digits end its buffer at a place
 /// known only at run time, so appending them called `memmove` for a few
-/// bytes: on `kasztp` that call was 4.7 % of a dedup (two numbers a row),
-/// more than the digits. Here the room is appended as one fixed-size store
+/// bytes, and that call cost a dedup (two numbers a row) more than the
+/// digits did. Here the room is appended as one fixed-size store
 /// and cut to the number's length, and the digits are written into it
 /// (built in a buffer and copied whole instead, the copy's 16-byte load
 /// waited on the digits' 2-byte stores).

@@ -74,8 +74,8 @@ pub(super) struct Found(usize);
 /// `n` empty slots, written before they are read. `vec![EMPTY; n]` would
 /// take zeroed memory from the system unwritten: the table's first reads
 /// then map the shared zero page, and each first write copies it, which
-/// flushes the TLB of every core running one of our threads (a worker's
-/// `Slots::grow` spent 6.6 % of a `dedup -j2` in those interrupts).
+/// flushes the TLB of every core running one of our threads (interrupts
+/// that showed in a worker's `Slots::grow` on two workers).
 /// The length goes through `black_box`: for a constant `n` (the first
 /// table, [`FIRST`]) LLVM had folded the allocation and its zeroing into a
 /// `calloc`, which is that same unwritten memory.
@@ -91,12 +91,6 @@ fn tag(hash: u64) -> u64 {
 }
 
 impl Slots {
-    /// Rows indexed.
-    #[cfg(test)]
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
     /// Bytes allocated.
     pub fn bytes(&self) -> usize {
         self.slots.capacity() * std::mem::size_of::<u64>()
@@ -245,7 +239,7 @@ mod tests {
         let hs = [0x1_0000_0005, 0x2_0000_0005, 0x3_0000_0005, 0x2_0000_0005];
         let mut s = Slots::default();
         assert_eq!(index(&mut s, &hs), [None, None, None, Some(1)]);
-        assert_eq!(s.len(), 3);
+        assert_eq!(s.len, 3);
         // peek names the first candidate, which find may then reject.
         assert_eq!(s.peek(0x3_0000_0005), Some(0));
         assert_eq!(s.peek(6), None);
@@ -258,7 +252,7 @@ mod tests {
         let hs: Vec<u64> = (0..5000u64).map(|i| hasher.hash_one(i)).collect();
         let mut s = Slots::default();
         assert!(index(&mut s, &hs).iter().all(Option::is_none));
-        assert_eq!(s.len(), 5000);
+        assert_eq!(s.len, 5000);
         assert!(s.slots.len() >= 5000 * 4 / 3 && s.slots.len().is_power_of_two());
         for (r, &h) in hs.iter().enumerate() {
             assert_eq!(
@@ -286,7 +280,7 @@ mod tests {
             };
             s.fill(at, h, r as u32);
         }
-        assert_eq!((s.slots.len(), s.len()), (16384, 7000));
+        assert_eq!((s.slots.len(), s.len), (16384, 7000));
         // Less room than there is changes nothing.
         s.reserve(10);
         assert_eq!(s.slots.len(), 16384);
@@ -310,7 +304,7 @@ mod tests {
         };
         s.set(at, 7);
         assert_eq!(s.find(9, |r| r == 7).ok().map(|f| f.1), Some(7));
-        assert_eq!((s.peek(9), s.len()), (Some(7), 1));
+        assert_eq!((s.peek(9), s.len), (Some(7), 1));
     }
 
     proptest! {
@@ -330,7 +324,7 @@ mod tests {
                 first.entry(h).or_insert(n);
                 prop_assert_eq!(got[i], want);
             }
-            prop_assert_eq!(s.len(), first.len());
+            prop_assert_eq!(s.len, first.len());
         }
     }
 }

@@ -1,38 +1,47 @@
 //! The table of a run whose whole input is one batch: it indexes the
-//! batch's own keys (the [`super::Entry`]s its chunks made) instead of copying
+//! batch's own keys (the [`Entry`]s its chunks made) instead of copying
 //! each new row into an arena record. The keys are 3987bis §5.3's, as in
 //! the parent module; what changes is only where a row's bytes are.
 //! On one worker, or on two for a batch of a few MB
-//! ([`super::IN_ORDER_WORKERS`]), the chunks leave their entries in input
-//! order and one table indexes them, so rows come in output order already
+//! ([`IN_ORDER_WORKERS`]), the chunks leave their entries in input order
+//! and one table indexes them, so rows come in output order already
 //! ([`Whole::rows_in_order`]); otherwise each partition has its table, as
 //! in the arena table, and a tape says in which order to write them.
 //!
-//! The arena ([`super::Arena`]) exists so that a batch can be dropped once
-//! it is merged: its buffers serve the next batch. When the reader has no
-//! next batch, that copy buys nothing, and for a small input it is most of
-//! the cost: on `kasztp` (48 k lines, 47 k distinct) the records' 32-byte
-//! headers and copied keys were two thirds of the run's page faults
-//! (BENCHMARKS.md §34). Here a row is 32 bytes in a partition's vector
-//! (where its key and example are, its line, its count), and the batch and
-//! its chunks stay until the output is written.
+//! The arena ([`Arena`]) exists so that a batch can be dropped once it is
+//! merged: its buffers serve the next batch. When the reader has no next
+//! batch, that copy buys nothing, and for a small input it is most of the
+//! cost: the records' 32-byte headers and copied keys make most of the
+//! run's page faults when nearly every line is distinct (BENCHMARKS.md,
+//! decision log: "one batch, one table"). Here a row is 32 bytes in a
+//! partition's vector (where its key and example are, its line, its
+//! count), and the batch and its chunks stay until the output is written.
 //!
-//! [`super::run`] takes this way only where it gives what the arena table
-//! gives, byte for byte, summary included ([`super::Table::takes_whole`]): the
-//! output is in first-occurrence order, the batch is the first and the
-//! last ([`super::super::source::Upcoming::ended`]), and the arena table
-//! would not have spilled it either. A test runs both ways on
-//! the same inputs.
+//! [`run`] takes this way only where it gives what the arena table gives,
+//! byte for byte, summary included ([`Table::takes_whole`]): the output is
+//! in first-occurrence order, the batch is the first and the last
+//! ([`Upcoming::ended`]), and the arena table would not have spilled it
+//! either. A test runs both ways on the same inputs.
+//!
+//! [`Entry`]: super::keying::Entry
+//! [`IN_ORDER_WORKERS`]: super::config::IN_ORDER_WORKERS
+//! [`Arena`]: super::arena::Arena
+//! [`run`]: super::run::run
+//! [`Table::takes_whole`]: super::table::Table::takes_whole
+//! [`Upcoming::ended`]: crate::batch::source::Upcoming::ended
 
 use std::sync::atomic::Ordering::Relaxed;
 
 use rayon::prelude::*;
 
-use super::{
-    format_row, piece_rows, shown, tape_of, write_by_origin, Added, Batch, Chunk, Error, Field,
-    Span, PARTS,
+use super::columns::Field;
+use super::keying::{Chunk, Span, PARTS};
+use super::output::{
+    format_row, piece_rows, shown, tape_of, write_by_origin, write_pieces, Added, Written,
 };
 use crate::batch::slots::{prefetch, prefetch_bytes, Slots};
+use crate::batch::source::Batch;
+use crate::batch::Error;
 
 /// Entries indexed before [`Whole::rows_in_order`] sizes its table for the
 /// rest of the batch.
@@ -56,7 +65,7 @@ struct Row {
     /// Its chunk (an index into [`Whole::chunks`]), whose spans these are.
     chunk: u32,
     /// At most the batch's entries, fewer than `u32::MAX`
-    /// ([`super::Table::takes_whole`]).
+    /// ([`Table::takes_whole`](super::table::Table::takes_whole)).
     count: u32,
 }
 
@@ -166,9 +175,9 @@ impl Whole {
     }
 
     /// Merge the chunks (partitions in parallel, chunks in order, as
-    /// [`super::Table::merge`] does), then write the rows in order of
-    /// first occurrence; the number of rows. Chunks that left their
-    /// entries in input order ([`super::IN_ORDER_WORKERS`]) go into one
+    /// [`Table::merge`](super::table::Table::merge) does), then write the rows in order of
+    /// first occurrence; the rows written. Chunks that left their
+    /// entries in input order ([`IN_ORDER_WORKERS`](super::config::IN_ORDER_WORKERS)) go into one
     /// table, in order ([`Whole::rows_in_order`]).
     pub(super) fn write(
         self,
@@ -176,7 +185,7 @@ impl Whole {
         show_surt: bool,
         names: &[Vec<u8>],
         out: &mut (dyn FnMut(&[u8]) -> Result<(), Error> + Send),
-    ) -> Result<u64, Error> {
+    ) -> Result<Written, Error> {
         let Whole { batch, chunks } = &self;
         let views: Vec<View> = chunks
             .iter()
@@ -198,12 +207,15 @@ impl Whole {
         if chunks.iter().any(|c| !c.bufs.entries.is_empty()) {
             let rows = self.rows_in_order(&views);
             let pieces: Vec<&[Row]> = rows.chunks(piece_rows(rows.len())).collect();
-            super::write_pieces(&pieces, out, |rows, t| {
+            let writers = write_pieces(&pieces, out, |rows, t| {
                 for r in *rows {
                     format(t, r);
                 }
             })?;
-            return Ok(rows.len() as u64);
+            return Ok(Written {
+                rows: rows.len() as u64,
+                writers,
+            });
         }
         let mut index: Vec<Index> = (0..PARTS).map(|_| Index::default()).collect();
         index.par_iter_mut().enumerate().for_each(|(p, ix)| {
@@ -218,7 +230,7 @@ impl Whole {
                     // The home slot is asked for ahead, as in the arena
                     // table's merge, but not the row a probe will compare
                     // (nor the probe's key): at one batch's size those
-                    // asks cost more than they saved (5-7 %, §34).
+                    // asks cost more than they saved.
                     if let Some(f) = es.get(n + 8) {
                         ix.slots.prefetch(f.hash());
                     }
@@ -250,12 +262,12 @@ impl Whole {
     /// table as they come: the rows are then in order of first occurrence,
     /// and written in that order, each key and example read where the
     /// previous row's were (no partitions, no tape). On one worker the
-    /// partitions buy no parallelism; without their grouping, their tape
-    /// and the output's gathering from 64 of them, `kasztp` takes 7 %
-    /// fewer instructions and 4–6 % less CPU (BENCHMARKS.md §36). On two,
-    /// this serial index (a tenth of the work) costs less than what the
-    /// partitions cost to buy theirs (§37); the output is formatted in
-    /// parallel either way.
+    /// partitions buy no parallelism, and a run saves their grouping, their
+    /// tape and the output's gathering from 64 of them. On two, this serial
+    /// index (a tenth of the work) costs less than what the partitions cost
+    /// to buy theirs, up to a batch of a few MB (BENCHMARKS.md, decision
+    /// log: "one batch, one table"); the output is formatted in parallel
+    /// either way.
     fn rows_in_order(&self, views: &[View]) -> Vec<Row> {
         let mut ix = Index::default();
         let entries: usize = self.chunks.iter().map(|c| c.bufs.entries.len()).sum();

@@ -53,6 +53,7 @@ pub fn run(a: &DedupArgs) -> Result<i32, CliError> {
         batch_bytes: batch_bytes(run, pool.current_num_threads()),
         columns: a.columns.clone().unwrap_or_default(),
         pool: Some(pool.clone()),
+        tuning: Default::default(),
     };
     let mut out = OutputFile::create(run.output.as_deref())?;
     let mut report = Report::new(run, &names, total)?;

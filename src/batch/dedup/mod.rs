@@ -1,0 +1,66 @@
+//! The dedup engine: one table of distinct keys, partitioned by hash,
+//! within a memory budget, spilling to disk when it would not fit.
+//!
+//! 1. Batches of lines, CDX/CDXJ lines or CSV/TSV records arrive from
+//!    [`super::source`] in input order. Each batch is cut into chunks;
+//!    workers (rayon) compute every key (3987bis §5.3, through the caller's
+//!    [`KeyFn`]) and its hash (foldhash, computed once, here, and compared
+//!    before any key bytes), and group the chunk's keys by partition (bits
+//!    of the hash). There is no chunk-local table: it cost more than the
+//!    repeats it saved the merge (BENCHMARKS.md, decision log: "no
+//!    chunk-local table").
+//! 2. The partitions are merged in parallel, each by one task that walks the
+//!    batch's chunks *in order*: the first row inserted for a key is its
+//!    first occurrence, without locks and whatever the scheduling. A row is
+//!    a record in the partition's arena — its count, origin (input, line,
+//!    item of a `--split-spaces` line), key and example side by side — so
+//!    the batch can be dropped; the table's slot holds 32 bits of its hash
+//!    and where the record is, so a probe reads the slot, then one place.
+//! 3. When the partitions would hold more than [`Config::memory`] bytes,
+//!    each partition's rows are appended to its own files in a temporary
+//!    directory and the tables start empty again.
+//! 4. At the end, without a spill, the rows are written in first-occurrence
+//!    order as the merge recorded it (a tape naming each new row's
+//!    partition: no sort), or sorted by key or SURT. After a spill, each of
+//!    the 256 spill files (a partition split by two more hash bits) is read
+//!    back and deduplicated alone (1/256 of the distinct keys must fit in
+//!    memory, per worker), sorted and written as a sorted run; the runs are
+//!    then merged (a k-way merge) into the output. Both ways order rows by
+//!    the same total order, so the output is byte-identical for every
+//!    budget, thread count, chunk size and input kind.
+//!
+//! One file per job, dependencies running down the list:
+//!
+//! ```text
+//! run      the loop: batches keyed, merged or kept whole, rows written
+//! table    the partitions, the merge, the budget, the end of a run
+//! whole    an input of one batch, indexed where it is
+//! spill    spill files, their format, read-back and the k-way merge
+//! output   rows formatted in parallel pieces, written in order
+//! keying   chunks of a batch → entries (hash, key, example, origin)
+//! part     one partition's table of records
+//! config   Config, Tuning, Summary
+//! columns  the output's columns and header
+//! arena    the records, in blocks that never move
+//! ```
+//!
+//! [`KeyFn`]: crate::batch::KeyFn
+
+mod arena;
+mod columns;
+mod config;
+mod keying;
+mod output;
+mod part;
+mod run;
+mod spill;
+mod table;
+#[cfg(test)]
+mod tests;
+mod whole;
+
+pub use columns::{Columns, Field};
+pub use config::{default_memory, Config, Diagnostics, Order, Summary, Tuning};
+pub use keying::PARTS;
+pub use run::run;
+pub use spill::check_temp_dir;
