@@ -11,9 +11,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::ExitCode;
 
-use irinorm::preprocess::Repairs;
-use irinorm::web::WebParser;
-use irinorm::{Level, Normalizer, Options};
+use irinorm::{Href, Level, Normalizer, Options, Repairs, WebParser};
 use serde_json::Value;
 
 fn main() -> ExitCode {
@@ -91,7 +89,7 @@ fn main() -> ExitCode {
             Err(e) => Err(format!("rejected ({e}), href {href:?}")),
         };
         check(id.clone(), outcome);
-        let uri = irinorm::web::Href::from_href(href.to_owned());
+        let uri = Href::from_href(href.to_owned());
         let outcome = irinorm::parse(&uri.to_uri_ref())
             .map(drop)
             .map_err(|e| format!("URI form {:?} of href {href:?}: {e}", uri.to_uri_ref()));

@@ -7,12 +7,9 @@ use std::io::Write;
 
 use std::path::Path;
 
-use irinorm::batch::sink::OutputFile;
-use irinorm::batch::source::{self, Input};
-use irinorm::ladder::protocol::Rules;
-use irinorm::learn::digest::{self, DigestFormat, DigestOptions};
-use irinorm::learn::Learned;
-use irinorm::Level;
+use irinorm::batch::{self, Input, OutputFile};
+use irinorm::learn::{self, ContentRule, DigestFormat, DigestOptions, Learned, ReadResult};
+use irinorm::{Level, Mode, Rules};
 
 use super::{normalizer, note, prep, redirect_pairs, PREVIEW};
 use crate::cli::{CliError, CompareArgs, InputArgs, InputFormatArg, LearnArgs, LevelArg};
@@ -110,7 +107,7 @@ fn default_input() -> InputArgs {
     InputArgs {
         encoding: None,
         query_encoding: None,
-        mode: irinorm::preprocess::Mode::Strict,
+        mode: Mode::Strict,
         decode_entities: false,
         split_spaces: false,
         input_format: None,
@@ -136,7 +133,7 @@ pub fn rules() -> Result<i32, CliError> {
         "learned rules (irinorm learn --redirects/--digests -o rules.tsv; applied per host \
          with --level protocol --learned rules.tsv; a row with contradictions is never applied)\n\n",
     );
-    for (source, kind, pattern, what) in digest::rule_kinds() {
+    for (source, kind, pattern, what) in learn::rule_kinds() {
         t.push_str(&format!(
             "  {kind} {pattern}  (from {source})\n    {what}\n"
         ));
@@ -176,7 +173,7 @@ pub fn learn(a: &LearnArgs) -> Result<i32, CliError> {
             min_evidence: a.min_evidence,
             window: a.window,
         };
-        content = Some(digest::learn(&r.records, &opts));
+        content = Some(learn::from_digests(&r.records, &opts));
     }
     let mut learned = Learned::from_pairs(
         pairs.iter().map(|(x, y)| (x.as_str(), y.as_str())),
@@ -252,7 +249,7 @@ fn duration(secs: i64) -> String {
 }
 
 /// One content rule as a report row (escaped: it quotes crawl data).
-fn content_row(r: &digest::ContentRule) -> String {
+fn content_row(r: &ContentRule) -> String {
     format!(
         "{},{},{},{},{}\n",
         escape(&r.origin),
@@ -299,7 +296,7 @@ fn redirect_report(t: &mut String, learned: &Learned) {
 fn read_digests(
     path: &Path,
     format: Option<InputFormatArg>,
-) -> Result<(String, digest::ReadResult), CliError> {
+) -> Result<(String, ReadResult), CliError> {
     let name = path.display().to_string();
     let fmt = match format {
         Some(InputFormatArg::Cdx) => DigestFormat::Cdx,
@@ -319,12 +316,12 @@ fn read_digests(
         })?,
     };
     let input = Input::parse(path);
-    let opened = source::open_all(std::slice::from_ref(&input))?;
+    let opened = batch::open_all(std::slice::from_ref(&input))?;
     let Some(opened) = opened.into_iter().next() else {
         return Err(CliError::msg("no input"));
     };
-    let (stream, _) = source::open_stream(opened, None)?;
-    let r = digest::read_records(std::io::BufReader::new(stream), fmt)
+    let (stream, _) = batch::open_stream(opened, None)?;
+    let r = learn::read_records(std::io::BufReader::new(stream), fmt)
         .map_err(|e| CliError::io(format!("cannot read {name}"), &e))?;
     Ok((name, r))
 }
@@ -345,9 +342,9 @@ mod tests {
     #[test]
     fn windows_print_as_they_are_written() {
         for w in ["2d", "36h", "90m", "61s", "0s"] {
-            let secs = digest::parse_window(w).unwrap();
+            let secs = learn::parse_window(w).unwrap();
             assert_eq!(duration(secs), w);
         }
-        assert_eq!(duration(digest::parse_window("1w").unwrap()), "7d");
+        assert_eq!(duration(learn::parse_window("1w").unwrap()), "7d");
     }
 }
