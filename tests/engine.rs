@@ -105,12 +105,7 @@ fn dedup_file(path: &Path, format: &Format, cfg: &DedupConfig) -> (Vec<u8>, Summ
 }
 
 /// [`dedup_file`], the file opened as `via` says.
-fn dedup_via(
-    path: &Path,
-    via: Via,
-    format: &Format,
-    cfg: &DedupConfig,
-) -> (Vec<u8>, Summary) {
+fn dedup_via(path: &Path, via: Via, format: &Format, cfg: &DedupConfig) -> (Vec<u8>, Summary) {
     let n = Normalizer::new(Options::default());
     let key = key_fn(Prep::default(), |s: &str| n.key(s));
     let inputs = via.open(path);
@@ -314,10 +309,7 @@ fn several_inputs_are_one_stream_with_their_own_lines() {
     let n = Normalizer::new(Options::default());
     let key = key_fn(Prep::default(), |s: &str| n.key(s));
     let run = |paths: &[PathBuf], cfg: &DedupConfig| {
-        let inputs: Vec<_> = paths
-            .iter()
-            .map(|p| Input::Path(p.clone()))
-            .collect();
+        let inputs: Vec<_> = paths.iter().map(|p| Input::Path(p.clone())).collect();
         let mut out = Vec::new();
         let r = batch::dedup(
             batch::open_all(&inputs).unwrap(),
@@ -758,8 +750,7 @@ fn cdx_sources_give_the_rows_of_their_urls() {
                 // The example is the record line as written.
                 assert_eq!(g.3, lines[g.2 as usize - 1], "{name}");
             }
-            let st =
-                |s: &Summary| (s.unique, s.stats.accepted, s.stats.rejected, s.stats.blank);
+            let st = |s: &Summary| (s.unique, s.stats.accepted, s.stats.rejected, s.stats.blank);
             assert_eq!(st(&s), st(&s0), "{name}");
             assert_eq!(
                 s.stats.lines, s0.stats.lines,

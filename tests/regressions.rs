@@ -313,7 +313,9 @@ fn a_line_a_charset_decodes_to_nothing_is_blank() {
     // The engine's per-line step with a key function that keeps the text
     // as it is: `Blank`, or the decoded text as its key.
     let line = |bytes: &'static [u8], charset| {
-        process_line(bytes, 64, charset, &|s: &str, _: Option<&str>| Ok(Cow::Borrowed(s)))
+        process_line(bytes, 64, charset, &|s: &str, _: Option<&str>| {
+            Ok(Cow::Borrowed(s))
+        })
     };
     assert!(matches!(line(b"\x1b(J", Some(jis)), Outcome::Blank));
     assert!(matches!(line(b"\x1b(J \t\r", Some(jis)), Outcome::Blank));
