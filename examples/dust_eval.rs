@@ -1,4 +1,4 @@
-//! Evaluation of rules learned from content digests (`irinorm::learn::from_digests`)
+//! Evaluation of rules learned from content digests (`irinorm::learn::digest`)
 //! on a generated crawl with planted rules.
 //!
 //! ```text
@@ -24,7 +24,8 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Instant;
 
-use irinorm::learn::{from_digests, DigestOptions, DigestRecord, Learned};
+use irinorm::learn::digest::{learn, DigestOptions, DigestRecord};
+use irinorm::learn::Learned;
 use irinorm::{Level, Normalizer, Options, ProtocolRules, Rules};
 
 /// splitmix64: small, deterministic.
@@ -324,7 +325,7 @@ fn main() {
         opts.min_evidence = m;
     }
     let start = Instant::now();
-    let rules = from_digests(&crawl, &opts);
+    let rules = learn(&crawl, &opts);
     let learn_time = start.elapsed();
     println!(
         "seed {seed}, {} captures on {} origins, min_evidence {}, window {} days",

@@ -21,7 +21,7 @@
 //! * `ada_href` — `ada_url::Url::parse` → `href()`, no set;
 //! * `url` — `url::Url::parse` → `String` → `HashSet<String>`;
 //! * `engine`, `engine2` — the dedup engine of `irinorm dedup`
-//!   (`batch::dedup`, scheme rung) on 1 or 2 worker threads, over the
+//!   (`batch::run_dedup`, scheme rung) on 1 or 2 worker threads, over the
 //!   same lines as one in-memory input (built before the timed runs):
 //!   batches, keys, table, sorted CSV rows (counted, not written);
 //! * `engine_keys`, `engine_keys2` — the same with only the canonical

@@ -668,10 +668,3 @@ mod tests {
         assert_eq!(l.counts()[&Change::Other], 2);
     }
 }
-
-// The curated surface: the digest learner and its record readers, flat
-// (`irinorm::learn::X`) beside the redirect learner above.
-pub use self::digest::{
-    learn as from_digests, parse_window, read_records, rule_kinds, ContentKind, ContentRule,
-    ContentRules, DigestFormat, DigestOptions, DigestRecord, ReadResult, DEFAULT_WINDOW,
-};

@@ -18,16 +18,16 @@
 //! ## The pipeline in ten lines
 //!
 //! ```text
-//! bytes      files, stdin, gzip/zstd, UTF-16, CSV/TSV/CDX records  batch::open_all
-//!   → lines  bounded batches on a reader thread, per line: CR,     batch::process_line
-//!            blank, length, charset → text or a reject reason
-//!   → prep   --mode strict/leiri/web (3987bis §7), split on spaces  Preprocessor, WebParser
-//!   → parse  one scan into components (§2.2, RFC 3986 §3)          parse → IriRef
-//!   → resolve against a base (RFC 3986 §5.2)                        resolve
-//!   → ladder string → syntax → scheme → protocol rung (§5.3)        Normalizer::key
-//!   → form   URI (§3.6), IRI (§3.7) or SURT                         Form, surt
-//!   → table  distinct keys within a memory budget, spill to disk   batch::dedup
-//!   → rows   first-occurrence order, one CSV writer                 batch::csv_field
+//! bytes    files, stdin, gzip/zstd, UTF-16, CSV/TSV/CDX     batch::open_all → Opened
+//! lines    bounded batches read on their own thread;       batch::process_line
+//!          per line CR, blank, length, charset → text or a batch::RejectReason
+//! prepare  --mode strict / LEIRI §7.1 / Web §7.2            Preprocessor, web::WebParser
+//! parse    one scan into components (§2.2, RFC 3986 §3)    parse → IriRef
+//! resolve  against a base (RFC 3986 §5.2)                  resolve
+//! ladder   string → syntax → scheme → protocol (§5.3)      Normalizer::key, key
+//! form     URI (§3.6), IRI (§3.7) or SURT                  Form, to_uri, to_iri, surt
+//! table    distinct keys in a memory budget, spilled       batch::run_dedup (map: run_map)
+//! rows     first-occurrence order, one CSV writer          batch::csv_field, OutputFile
 //! ```
 //!
 //! ## The layers
@@ -39,7 +39,7 @@
 //! | engine | [`batch`] | inputs, threads, memory, CSV; no flag of the CLI |
 //! | learning | [`learn`] | rules learned from redirects and content digests |
 //! | ladder | `ladder` | the rungs of §5.3 and the protocol rules |
-//! | forms and steps | `convert`, `resolve`, [`surt`], `surt_ia`, `web`, [`cdx`], `preprocess`, `decode` | one job each |
+//! | forms and steps | `convert`, `resolve`, [`surt`], `surt_ia`, [`web`], [`cdx`], `preprocess`, `decode` | one job each |
 //! | the reference | `iri`, `host` | the parse, IDNA, IP addresses |
 //! | ground | `chars`, `runs`, `error` | character tables, the vector scan, errors |
 //!
@@ -56,17 +56,18 @@
 //!   [`domain_to_ascii`], [`domain_to_unicode`] (UTS #46) and
 //!   [`is_dns_scheme`].
 //! * **Protocol rung** (§5.3.4): [`ProtocolRules`] of named [`Rules`]
-//!   ([`Rule`]) and [`learn::Learned`] rules, or any [`ProtocolRung`].
+//!   ([`Rule`], with the names they act on: [`TRACKING_PARAMS`], …) and
+//!   [`learn::Learned`] rules, or any [`ProtocolRung`].
 //! * **Before parsing**: [`Preprocessor`] for a [`Mode`] (strict, LEIRI §7.1,
-//!   Web §7.2) counting its [`Repairs`]; [`WebParser`] (the WHATWG URL
-//!   parser, §7.2) giving an [`Href`]; [`Charset`] for legacy input and
+//!   Web §7.2) counting its [`Repairs`]; [`web::WebParser`] (the WHATWG URL
+//!   parser, §7.2) giving a [`web::Href`]; [`Charset`] for legacy input and
 //!   query encodings (§3.5).
 //! * **Archive forms**: [`surt`] (SURT of a key), [`surt_ia`] (the
 //!   Internet Archive's own canonicalization), [`cdx`] (CDX/CDXJ records).
 //! * **Errors**: [`Error`] with its [`ErrorKind`] and [`Component`];
 //!   [`Result`]. The engine's failure of a whole run is
 //!   [`batch::RunError`]; a bad line is data ([`batch::RejectReason`]).
-//! * **Engine**: [`batch`] (open inputs, [`batch::dedup`], [`batch::map`],
+//! * **Engine**: [`batch`] (open inputs, [`batch::run_dedup`], [`batch::run_map`],
 //!   an [`batch::Observer`]); **learning**: [`learn`].
 //!
 //! ## A whole run
@@ -80,7 +81,7 @@
 //! let key = batch::key_fn(Prep::default(), |s: &str| n.key(s));
 //! let input = Opened::from_bytes("urls", Arc::new(b"http://a.example/\nHTTP://A.example:80/\n".to_vec()));
 //! let mut csv = Vec::new();
-//! let summary = batch::dedup(vec![input], &Format::Lines, &key, &DedupConfig::default(), &mut Quiet,
+//! let summary = batch::run_dedup(vec![input], &Format::Lines, &key, &DedupConfig::default(), &mut Quiet,
 //!     &mut |rows: &[u8]| { csv.extend_from_slice(rows); Ok(()) }).unwrap();
 //! assert_eq!(summary.unique, 1);
 //! assert!(String::from_utf8(csv).unwrap().contains("http://a.example/,2,"));
@@ -93,6 +94,7 @@ pub mod batch;
 pub mod cdx;
 pub mod learn;
 pub mod surt;
+pub mod web;
 
 // Items that only unit tests or the fuzz targets use, left by the
 // narrowing of the API, allowed until their owners mark them
@@ -114,21 +116,22 @@ mod preprocess;
 mod resolve;
 mod runs;
 mod surt_ia;
-mod web;
 
 pub use convert::{to_iri, to_uri};
 pub use decode::Charset;
 pub use error::{Component, Error, ErrorKind, Result};
 pub use host::{domain_to_ascii, domain_to_unicode, is_dns_scheme, IdnaError};
 pub use iri::{parse, HostKind, IriRef};
-pub use ladder::protocol::{ProtocolRules, Rule, Rules};
+pub use ladder::protocol::{
+    ProtocolRules, Rule, Rules, INDEX_NAMES, SESSION_PARAMS, SESSION_PREFIXES, TRACKING_PARAMS,
+    TRACKING_PREFIXES,
+};
 pub use ladder::{
     equivalent, key, lowest_equal_level, Form, Level, Normalizer, Options, ProtocolRung,
 };
 pub use preprocess::{Mode, Preprocessor, Repairs};
 pub use resolve::{remove_dot_segments, resolve};
 pub use surt_ia::{surt_ia, surt_ia_bytes};
-pub use web::{Href, WebParser};
 
 /// What the fuzz targets (`fuzz/`, built by `cargo fuzz`, which sets
 /// `--cfg fuzzing`) check beyond the public API: internal steps they
@@ -137,8 +140,7 @@ pub use web::{Href, WebParser};
 #[cfg(fuzzing)]
 #[doc(hidden)]
 pub mod fuzzing {
-    pub use crate::batch::line::{record_key, RecordKey};
-    pub use crate::batch::source::{Layout, Rec};
+    pub use crate::batch::{record_key, Layout, Rec, RecordKey};
     pub use crate::decode::{decode_line, encode_query, sniff_bom, transcode_utf16_to_utf8};
     pub use crate::iri::parse_scalar;
     pub use crate::preprocess::split_spaces;

@@ -4,7 +4,8 @@
 
 use std::sync::Arc;
 
-use irinorm::learn::{from_digests, read_records, DigestFormat, DigestOptions, Learned};
+use irinorm::learn::digest::{learn, read_records, DigestFormat, DigestOptions};
+use irinorm::learn::Learned;
 use irinorm::{Level, Normalizer, Options, ProtocolRules, Rules};
 
 fn fixture(name: &str) -> Vec<u8> {
@@ -24,7 +25,7 @@ fn rules_from(name: &str) -> Learned {
         read.rejected[0].0,
         21 + usize::from(format == DigestFormat::Cdx)
     );
-    Learned::default().with_content(from_digests(&read.records, &DigestOptions::default()))
+    Learned::default().with_content(learn(&read.records, &DigestOptions::default()))
 }
 
 #[test]

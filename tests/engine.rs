@@ -110,7 +110,7 @@ fn dedup_via(path: &Path, via: Via, format: &Format, cfg: &DedupConfig) -> (Vec<
     let key = key_fn(Prep::default(), |s: &str| n.key(s));
     let inputs = via.open(path);
     let mut out = Vec::new();
-    let s = batch::dedup(inputs, format, &key, cfg, &mut Quiet, &mut |b: &[u8]| {
+    let s = batch::run_dedup(inputs, format, &key, cfg, &mut Quiet, &mut |b: &[u8]| {
         out.extend_from_slice(b);
         Ok(())
     })
@@ -311,7 +311,7 @@ fn several_inputs_are_one_stream_with_their_own_lines() {
     let run = |paths: &[PathBuf], cfg: &DedupConfig| {
         let inputs: Vec<_> = paths.iter().map(|p| Input::Path(p.clone())).collect();
         let mut out = Vec::new();
-        let r = batch::dedup(
+        let r = batch::run_dedup(
             batch::open_all(&inputs).unwrap(),
             &Format::Lines,
             &key,
@@ -873,7 +873,7 @@ fn map_rejects_name_their_lines() {
             };
             let mut seen = Lines(Vec::new());
             let inputs = batch::open_all(&[Input::Path(path.clone())]).unwrap();
-            batch::map(
+            batch::run_map(
                 inputs,
                 &Format::Lines,
                 &key,

@@ -273,7 +273,8 @@ fn cdx_header_with_key_is_a_header_again() {
 /// `url` crate could parse to another href, so the key was not idempotent.
 #[test]
 fn web_file_href_is_a_fixed_point() {
-    use irinorm::{Repairs, WebParser};
+    use irinorm::web::WebParser;
+    use irinorm::Repairs;
     let w = WebParser::new();
     let h = w
         .parse("file://dpv//v|/ld", &mut Repairs::default())

@@ -11,7 +11,8 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::ExitCode;
 
-use irinorm::{Href, Level, Normalizer, Options, Repairs, WebParser};
+use irinorm::web::{Href, WebParser};
+use irinorm::{Level, Normalizer, Options, Repairs};
 use serde_json::Value;
 
 fn main() -> ExitCode {

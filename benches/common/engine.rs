@@ -7,7 +7,7 @@ use std::hint::black_box;
 use irinorm::batch::{self, key_fn, Columns, DedupConfig, Format, Opened, Prep, Quiet};
 use irinorm::{Normalizer, Options};
 
-/// [`batch::dedup`] (scheme rung, URI form) over `text` as one input on
+/// [`batch::run_dedup`] (scheme rung, URI form) over `text` as one input on
 /// `threads` workers: batches, keys, the table, the CSV rows in input order
 /// (formatted and counted, not written) with `columns` (`None`: all five;
 /// `canonical` alone writes what the peers' sets hold, the distinct keys).
@@ -43,7 +43,7 @@ fn dedup_input(input: Opened, threads: usize, columns: Option<&str>) -> (usize, 
         ..DedupConfig::default()
     };
     let mut bytes = 0usize;
-    let s = batch::dedup(
+    let s = batch::run_dedup(
         vec![input],
         &Format::Lines,
         &key,

@@ -128,7 +128,7 @@ fuzz_target!(|data: &[u8]| {
             inputs
         };
         let mut got = Vec::new();
-        let s = batch::dedup(inputs, &Format::Lines, &key, &cfg, &mut Quiet, &mut |b: &[u8]| {
+        let s = batch::run_dedup(inputs, &Format::Lines, &key, &cfg, &mut Quiet, &mut |b: &[u8]| {
             got.extend_from_slice(b);
             Ok(())
         })

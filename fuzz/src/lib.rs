@@ -446,7 +446,7 @@ pub fn check_preprocess(mode: Mode, entities: bool, s: &str) {
         // In web mode the preprocessor only decodes character references;
         // the URL Standard's parser does the rest (trim, TAB/CR/LF, `\`):
         // its `href` holds none of them and is a fixed point.
-        let web = irinorm::WebParser::new();
+        let web = irinorm::web::WebParser::new();
         if let Ok(href) = web.parse(&once, &mut Repairs::default()) {
             let h = href.as_str();
             assert!(!h.contains(['\t', '\r', '\n']), "href keeps TAB/CR/LF: {s:?} -> {h:?}");

@@ -22,9 +22,8 @@ use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_data::ArrayData;
 use arrow_schema::DataType;
 use irinorm::learn::Learned;
-use irinorm::{
-    ErrorKind, Form, Level, Mode, Options, Preprocessor, ProtocolRules, Repairs, Rules, WebParser,
-};
+use irinorm::web::WebParser;
+use irinorm::{ErrorKind, Form, Level, Mode, Options, Preprocessor, ProtocolRules, Repairs, Rules};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;

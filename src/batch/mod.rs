@@ -143,12 +143,17 @@ impl Observer for Quiet {}
 // (`irinorm::batch::X`); the submodules above are its private rooms.
 pub use self::cleanup::{remove_all as remove_temp_files, stopping};
 pub use self::dedup::{
-    check_temp_dir, default_memory, run as dedup, Columns, Config as DedupConfig, Field, Order,
+    check_temp_dir, default_memory, run as run_dedup, Columns, Config as DedupConfig, Field, Order,
     Summary,
 };
 pub use self::line::process_line;
-pub use self::map::{run as map, Config as MapConfig, MapOutput};
+pub use self::map::{run as run_map, Config as MapConfig, MapOutput};
 pub use self::prep::{collect_repairs, Prep, PrepConfig};
 pub use self::sink::{csv_field, csv_u64, OutputFile};
 pub use self::source::{open_all, open_all_mapped, open_stream, Column, Opened};
 pub use self::Error as RunError;
+// What the fuzz targets check beyond the public API (`irinorm::fuzzing`).
+#[cfg(fuzzing)]
+pub use self::line::{record_key, RecordKey};
+#[cfg(fuzzing)]
+pub use self::source::{Layout, Rec};

@@ -132,7 +132,7 @@ pub struct LearnArgs {
     /// when at most this far apart: `2d`, `36h`, `90m`, `3600s` (default
     /// 2d, one crawl pass; content drifts over time).
     #[arg(long, value_name = "DURATION", default_value = "2d",
-          value_parser = irinorm::learn::parse_window)]
+          value_parser = irinorm::learn::digest::parse_window)]
     pub window: i64,
 
     /// Write the rules file here (TSV host,kind,pattern,support,

@@ -55,8 +55,8 @@ pub fn run(a: &DedupArgs) -> Result<i32, CliError> {
     };
     let mut out = OutputFile::create(run.output.as_deref())?;
     let mut report = Report::new(run, &names, total)?;
-    // The run's loop is on the pool's workers (`batch::dedup`).
-    let s = batch::dedup(
+    // The run's loop is on the pool's workers (`batch::run_dedup`).
+    let s = batch::run_dedup(
         opened,
         &format,
         &*key,

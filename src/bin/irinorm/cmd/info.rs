@@ -8,7 +8,8 @@ use std::io::Write;
 use std::path::Path;
 
 use irinorm::batch::{self, Input, OutputFile};
-use irinorm::learn::{self, ContentRule, DigestFormat, DigestOptions, Learned, ReadResult};
+use irinorm::learn::digest::{self, ContentRule, DigestFormat, DigestOptions, ReadResult};
+use irinorm::learn::Learned;
 use irinorm::{Level, Mode, Rules};
 
 use super::{normalizer, note, prep, redirect_pairs, PREVIEW};
@@ -133,7 +134,7 @@ pub fn rules() -> Result<i32, CliError> {
         "learned rules (irinorm learn --redirects/--digests -o rules.tsv; applied per host \
          with --level protocol --learned rules.tsv; a row with contradictions is never applied)\n\n",
     );
-    for (source, kind, pattern, what) in learn::rule_kinds() {
+    for (source, kind, pattern, what) in digest::rule_kinds() {
         t.push_str(&format!(
             "  {kind} {pattern}  (from {source})\n    {what}\n"
         ));
@@ -173,7 +174,7 @@ pub fn learn(a: &LearnArgs) -> Result<i32, CliError> {
             min_evidence: a.min_evidence,
             window: a.window,
         };
-        content = Some(learn::from_digests(&r.records, &opts));
+        content = Some(digest::learn(&r.records, &opts));
     }
     let mut learned = Learned::from_pairs(
         pairs.iter().map(|(x, y)| (x.as_str(), y.as_str())),
@@ -321,7 +322,7 @@ fn read_digests(
         return Err(CliError::msg("no input"));
     };
     let (stream, _) = batch::open_stream(opened, None)?;
-    let r = learn::read_records(std::io::BufReader::new(stream), fmt)
+    let r = digest::read_records(std::io::BufReader::new(stream), fmt)
         .map_err(|e| CliError::io(format!("cannot read {name}"), &e))?;
     Ok((name, r))
 }
@@ -342,9 +343,9 @@ mod tests {
     #[test]
     fn windows_print_as_they_are_written() {
         for w in ["2d", "36h", "90m", "61s", "0s"] {
-            let secs = learn::parse_window(w).unwrap();
+            let secs = digest::parse_window(w).unwrap();
             assert_eq!(duration(secs), w);
         }
-        assert_eq!(duration(learn::parse_window("1w").unwrap()), "7d");
+        assert_eq!(duration(digest::parse_window("1w").unwrap()), "7d");
     }
 }

@@ -75,7 +75,7 @@ fn run(run: &RunArgs, out_format: FormatArg, key: &KeyFn<'_>) -> Result<i32, Cli
     let mut out = OutputFile::create(run.output.as_deref())?;
     let mut report = Report::new(run, &names, total)?;
     let stats = pool.install(|| {
-        batch::map(
+        batch::run_map(
             opened,
             &format,
             key,
