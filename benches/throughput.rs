@@ -24,7 +24,7 @@
 //! * `irinorm_keys_t1` — `Normalizer::key` (scheme rung, URI form) →
 //!   `HashSet<Cow<str>>` (borrowed keys stay borrowed);
 //! * `irinorm_dedup_t1`, `irinorm_dedup_t2` — the engine of `irinorm dedup`
-//!   (`batch::dedup::run`, scheme rung) on 1 and 2 worker threads, over the
+//!   (`batch::run_dedup`, scheme rung) on 1 and 2 worker threads, over the
 //!   same lines as one in-memory input: batches, keys, the table of distinct
 //!   keys with counts and first occurrences, and the CSV rows in input
 //!   order (formatted, not written to a file). This is what the issue-9

@@ -24,10 +24,9 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Instant;
 
-use irinorm::ladder::protocol::{ProtocolRules, Rules};
 use irinorm::learn::digest::{learn, DigestOptions, DigestRecord};
 use irinorm::learn::Learned;
-use irinorm::{Level, Normalizer, Options};
+use irinorm::{Level, Normalizer, Options, ProtocolRules, Rules};
 
 /// splitmix64: small, deterministic.
 struct Rng(u64);

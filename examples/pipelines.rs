@@ -9,8 +9,9 @@
 //!
 //! `PIPELINE` is one of
 //! * `keys` — `Normalizer::key` (scheme rung, URI form) → `HashSet<Cow<str>>`;
-//! * `keys_only` — `Normalizer::key`, keys dropped (what `normalize` computes,
-//!   each rewritten key's buffer reused for the next, as `normalize` does);
+//! * `keys_only` — `Normalizer::key`, keys dropped (what `normalize`
+//!   computes; `normalize` also hands each rewritten key's buffer to the
+//!   next, which the public API leaves to the engine);
 //! * `protocol` — as `keys` at the protocol rung (default rules);
 //! * `parse` — `irinorm::parse` alone (the scan a key starts with);
 //! * `naive` — the raw lines into a `HashSet<&[u8]>`, no normalization;
@@ -20,7 +21,7 @@
 //! * `ada_href` — `ada_url::Url::parse` → `href()`, no set;
 //! * `url` — `url::Url::parse` → `String` → `HashSet<String>`;
 //! * `engine`, `engine2` — the dedup engine of `irinorm dedup`
-//!   (`batch::dedup::run`, scheme rung) on 1 or 2 worker threads, over the
+//!   (`batch::run_dedup`, scheme rung) on 1 or 2 worker threads, over the
 //!   same lines as one in-memory input (built before the timed runs):
 //!   batches, keys, table, sorted CSV rows (counted, not written);
 //! * `engine_keys`, `engine_keys2` — the same with only the canonical
@@ -76,14 +77,7 @@ fn run(pipeline: &str, lines: &[&str], text: &'static [u8]) -> (usize, usize) {
             let mut bytes = 0;
             for &l in lines {
                 match scheme.key(l) {
-                    Ok(k) => {
-                        bytes += black_box(&k).len();
-                        // As `irinorm normalize` does once a key is
-                        // written: its buffer takes the next rewritten key.
-                        if let Cow::Owned(k) = k {
-                            irinorm::ladder::syntax::recycle(k);
-                        }
-                    }
+                    Ok(k) => bytes += black_box(&k).len(),
                     Err(_) => errors += 1,
                 }
             }

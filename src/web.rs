@@ -23,7 +23,7 @@
 //! every non-ASCII character, and IDNA turns hosts into A-labels).
 //!
 //! What stays ours, in this order, before the parser sees the line (see
-//! [`crate::preprocess`] and the CLI's `Prep`): `--split-spaces` (002 §4
+//! `crate::preprocess` and the CLI's `Prep`): `--split-spaces` (002 §4
 //! step 2), character references (3987bis §5.2, "before anything else").
 //! `--query-encoding` (§3.5, the *HRef-charset* of §7.2) is given to the
 //! parser as the Standard's *encoding* (§4.4, query state): it applies to the

@@ -4,10 +4,9 @@
 
 use std::sync::Arc;
 
-use irinorm::ladder::protocol::{ProtocolRules, Rules};
 use irinorm::learn::digest::{learn, read_records, DigestFormat, DigestOptions};
 use irinorm::learn::Learned;
-use irinorm::{Level, Normalizer, Options};
+use irinorm::{Level, Normalizer, Options, ProtocolRules, Rules};
 
 fn fixture(name: &str) -> Vec<u8> {
     std::fs::read(format!(

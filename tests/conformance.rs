@@ -11,9 +11,10 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::ExitCode;
 
-use irinorm::host::{domain_to_ascii, domain_to_unicode};
-use irinorm::resolve::remove_dot_segments;
-use irinorm::{equivalent, parse, resolve, to_iri, to_uri, Form, Level, Normalizer, Options};
+use irinorm::{
+    domain_to_ascii, domain_to_unicode, equivalent, parse, remove_dot_segments, resolve, to_iri,
+    to_uri, Form, Level, Normalizer, Options,
+};
 use serde_json::Value;
 
 /// UTS #46 status codes that our IDNA flags do not check (CheckHyphens =

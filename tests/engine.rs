@@ -12,7 +12,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use common::{ok, run};
-use irinorm::batch::{dedup, key_fn, prep::Prep, source, Format, Quiet, RecordFormat};
+use irinorm::batch::{
+    self, key_fn, Column, DedupConfig, Format, Input, Opened, Order, Prep, Quiet, RecordFormat,
+    Summary,
+};
 use irinorm::{Normalizer, Options};
 
 /// A few thousand real URLs with spelling variants and repeats spread far
@@ -71,9 +74,9 @@ fn gz(bytes: &[u8]) -> Vec<u8> {
 #[derive(Clone, Copy, Debug)]
 enum Via {
     Read,
-    /// `source::open_all_mapped` (`--mmap`).
+    /// `batch::open_all_mapped` (`--mmap`).
     Mapped,
-    /// The file's bytes in memory (`source::Opened::from_bytes`).
+    /// The file's bytes in memory (`Opened::from_bytes`).
     Memory,
 }
 
@@ -81,14 +84,14 @@ impl Via {
     const ALL: [Via; 3] = [Via::Read, Via::Mapped, Via::Memory];
 
     /// The file at `path`, opened this way.
-    fn open(self, path: &Path) -> Vec<source::Opened> {
-        let input = [source::Input::Path(path.to_path_buf())];
+    fn open(self, path: &Path) -> Vec<Opened> {
+        let input = [Input::Path(path.to_path_buf())];
         match self {
-            Via::Read => source::open_all(&input).unwrap(),
+            Via::Read => batch::open_all(&input).unwrap(),
             // SAFETY: the tests' files are written before a run and not
             // touched while it reads them.
-            Via::Mapped => unsafe { source::open_all_mapped(&input).unwrap() },
-            Via::Memory => vec![source::Opened::from_bytes(
+            Via::Mapped => unsafe { batch::open_all_mapped(&input).unwrap() },
+            Via::Memory => vec![Opened::from_bytes(
                 input[0].name(),
                 std::sync::Arc::new(std::fs::read(path).unwrap()),
             )],
@@ -97,22 +100,17 @@ impl Via {
 }
 
 /// The library's dedup of one file at the scheme rung: CSV and summary.
-fn dedup_file(path: &Path, format: &Format, cfg: &dedup::Config) -> (Vec<u8>, dedup::Summary) {
+fn dedup_file(path: &Path, format: &Format, cfg: &DedupConfig) -> (Vec<u8>, Summary) {
     dedup_via(path, Via::Read, format, cfg)
 }
 
 /// [`dedup_file`], the file opened as `via` says.
-fn dedup_via(
-    path: &Path,
-    via: Via,
-    format: &Format,
-    cfg: &dedup::Config,
-) -> (Vec<u8>, dedup::Summary) {
+fn dedup_via(path: &Path, via: Via, format: &Format, cfg: &DedupConfig) -> (Vec<u8>, Summary) {
     let n = Normalizer::new(Options::default());
     let key = key_fn(Prep::default(), |s: &str| n.key(s));
     let inputs = via.open(path);
     let mut out = Vec::new();
-    let s = dedup::run(inputs, format, &key, cfg, &mut Quiet, &mut |b: &[u8]| {
+    let s = batch::run_dedup(inputs, format, &key, cfg, &mut Quiet, &mut |b: &[u8]| {
         out.extend_from_slice(b);
         Ok(())
     })
@@ -146,36 +144,36 @@ fn sources_give_identical_rows() {
     );
     let mut csv_text = Vec::new();
     for l in text.lines() {
-        irinorm::batch::sink::csv_field(&mut csv_text, l.as_bytes());
+        batch::csv_field(&mut csv_text, l.as_bytes());
         csv_text.push(b'\n');
     }
     let csvp = write(dir.path(), "u.csv", &csv_text);
-    let dedup = |path: &Path, via: Via, format: &Format, cfg: &dedup::Config| {
+    let dedup = |path: &Path, via: Via, format: &Format, cfg: &DedupConfig| {
         let (out, s) = dedup_via(path, via, format, cfg);
         (rows_without_file(&String::from_utf8(out).unwrap()), s)
     };
-    let base_cfg = dedup::Config::default();
+    let base_cfg = DedupConfig::default();
     let (want, s0) = dedup(&plain, Via::Read, &Format::Lines, &base_cfg);
     assert!(s0.unique > 3000 && s0.stats.accepted > s0.unique + 1000);
     assert_eq!(s0.spilled_bytes, 0);
     let records = Format::Records(RecordFormat {
         delimiter: b',',
         header: false,
-        column: source::Column::Index(0),
+        column: Column::Index(0),
         base_column: None,
     });
-    let small = dedup::Config {
+    let small = DedupConfig {
         chunk_size: 999,
         batch_bytes: 20_000,
         memory: 50_000,
-        ..dedup::Config::default()
+        ..DedupConfig::default()
     };
     // Three workers on two cores: a pool of the caller's choosing.
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(3)
         .build()
         .unwrap();
-    let small = dedup::Config {
+    let small = DedupConfig {
         pool: Some(std::sync::Arc::new(pool)),
         ..small
     };
@@ -210,20 +208,20 @@ fn sources_give_identical_rows() {
 /// table without examples holds fewer bytes, so it spills less.
 #[test]
 fn chosen_columns_are_the_full_rows_projected() {
-    use dedup::{Columns, Field};
+    use irinorm::batch::{Columns, Field};
     let dir = tempfile::tempdir().unwrap();
     let text = corpus(true);
     let plain = write(dir.path(), "u.txt", text.as_bytes());
     let mut csv_text = Vec::new();
     for l in text.lines() {
-        irinorm::batch::sink::csv_field(&mut csv_text, l.as_bytes());
+        batch::csv_field(&mut csv_text, l.as_bytes());
         csv_text.push(b'\n');
     }
     let csvp = write(dir.path(), "u.csv", &csv_text);
     let records = Format::Records(RecordFormat {
         delimiter: b',',
         header: false,
-        column: source::Column::Index(0),
+        column: Column::Index(0),
         base_column: None,
     });
     let parse = |out: &[u8]| -> Vec<Vec<String>> {
@@ -242,14 +240,14 @@ fn chosen_columns_are_the_full_rows_projected() {
         "example,canonical,count,first_file,first_line",
     ];
     for (path, format) in [(&plain, &Format::Lines), (&csvp, &records)] {
-        for order in [dedup::Order::First, dedup::Order::Key, dedup::Order::Surt] {
+        for order in [Order::First, Order::Key, Order::Surt] {
             for memory in [usize::MAX, 60_000] {
-                let cfg = dedup::Config {
+                let cfg = DedupConfig {
                     order,
                     memory,
                     chunk_size: 999,
                     batch_bytes: 20_000,
-                    ..dedup::Config::default()
+                    ..DedupConfig::default()
                 };
                 let (full, fs) = dedup_file(path, format, &cfg);
                 let full = parse(&full);
@@ -261,7 +259,7 @@ fn chosen_columns_are_the_full_rows_projected() {
                         .iter()
                         .map(|f| Field::ALL.iter().position(|g| g == f).unwrap())
                         .collect();
-                    let cfg = dedup::Config {
+                    let cfg = DedupConfig {
                         columns: columns.clone(),
                         ..cfg.clone()
                     };
@@ -310,14 +308,11 @@ fn several_inputs_are_one_stream_with_their_own_lines() {
     let whole = write(dir.path(), "all.txt", text.as_bytes());
     let n = Normalizer::new(Options::default());
     let key = key_fn(Prep::default(), |s: &str| n.key(s));
-    let run = |paths: &[PathBuf], cfg: &dedup::Config| {
-        let inputs: Vec<_> = paths
-            .iter()
-            .map(|p| source::Input::Path(p.clone()))
-            .collect();
+    let run = |paths: &[PathBuf], cfg: &DedupConfig| {
+        let inputs: Vec<_> = paths.iter().map(|p| Input::Path(p.clone())).collect();
         let mut out = Vec::new();
-        let r = dedup::run(
-            source::open_all(&inputs).unwrap(),
+        let r = batch::run_dedup(
+            batch::open_all(&inputs).unwrap(),
             &Format::Lines,
             &key,
             cfg,
@@ -330,12 +325,12 @@ fn several_inputs_are_one_stream_with_their_own_lines() {
         r.map(|s| (String::from_utf8(out).unwrap(), s))
     };
     // Batches of about 2 KB: every input spans many of them.
-    let small = dedup::Config {
+    let small = DedupConfig {
         chunk_size: 700,
         batch_bytes: 2_000,
-        ..dedup::Config::default()
+        ..DedupConfig::default()
     };
-    for cfg in [&dedup::Config::default(), &small] {
+    for cfg in [&DedupConfig::default(), &small] {
         let (want, w) = run(std::slice::from_ref(&whole), cfg).unwrap();
         let (got, g) = run(&paths, cfg).unwrap();
         assert_eq!(g.unique, w.unique);
@@ -708,7 +703,7 @@ fn cdx_sources_give_the_rows_of_their_urls() {
     let cdxp = write(dir.path(), "u.cdx", cdx.as_bytes());
     let cdxgz = write(dir.path(), "u.cdx.gz", &gz(cdx.as_bytes()));
     let cdxjp = write(dir.path(), "u.cdxj", cdxj.as_bytes());
-    let dedup = |path: &Path, via: Via, format: &Format, cfg: &dedup::Config| {
+    let dedup = |path: &Path, via: Via, format: &Format, cfg: &DedupConfig| {
         let (out, s) = dedup_via(path, via, format, cfg);
         let mut r = csv::ReaderBuilder::new().from_reader(&out[..]);
         let rows: Vec<(String, String, u64, String)> = r
@@ -726,14 +721,14 @@ fn cdx_sources_give_the_rows_of_their_urls() {
             .collect();
         (rows, s)
     };
-    let base_cfg = dedup::Config::default();
+    let base_cfg = DedupConfig::default();
     let (want, s0) = dedup(&plain, Via::Read, &Format::Lines, &base_cfg);
     assert!(s0.stats.rejected > 10 && s0.stats.blank > 10, "{s0:?}");
-    let small = dedup::Config {
+    let small = DedupConfig {
         chunk_size: 999,
         batch_bytes: 20_000,
         memory: 50_000,
-        ..dedup::Config::default()
+        ..DedupConfig::default()
     };
     let cdx_lines: Vec<&str> = cdx.lines().collect();
     let cdxj_lines: Vec<&str> = cdxj.lines().collect();
@@ -755,8 +750,7 @@ fn cdx_sources_give_the_rows_of_their_urls() {
                 // The example is the record line as written.
                 assert_eq!(g.3, lines[g.2 as usize - 1], "{name}");
             }
-            let st =
-                |s: &dedup::Summary| (s.unique, s.stats.accepted, s.stats.rejected, s.stats.blank);
+            let st = |s: &Summary| (s.unique, s.stats.accepted, s.stats.rejected, s.stats.blank);
             assert_eq!(st(&s), st(&s0), "{name}");
             assert_eq!(
                 s.stats.lines, s0.stats.lines,
@@ -831,13 +825,13 @@ fn cdx_runs_are_identical_whatever_the_strategy() {
 /// of them are keyed.
 #[test]
 fn map_rejects_name_their_lines() {
-    use irinorm::batch::line::{process_line, Outcome};
-    use irinorm::batch::map::{self, MapOutput};
-    use irinorm::batch::{Error, Observer, Reject};
+    use irinorm::batch::{process_line, Outcome};
+    use irinorm::batch::{MapConfig, MapOutput};
+    use irinorm::batch::{Observer, Reject, RunError};
 
     struct Lines(Vec<u64>);
     impl Observer for Lines {
-        fn reject(&mut self, r: &Reject) -> Result<(), Error> {
+        fn reject(&mut self, r: &Reject) -> Result<(), RunError> {
             self.0.push(r.line);
             Ok(())
         }
@@ -864,7 +858,7 @@ fn map_rejects_name_their_lines() {
         // Default batches (one, in several chunks), and batches of about
         // 40 KB (many, each in chunks of at least 16 KiB).
         for (threads, batch_bytes) in [(1, 16 << 20), (2, 16 << 20), (1, 40_000), (2, 40_000)] {
-            let cfg = map::Config {
+            let cfg = MapConfig {
                 chunk_size: 2 << 20,
                 max_line_bytes: 65536,
                 charset: None,
@@ -878,8 +872,8 @@ fn map_rejects_name_their_lines() {
                 )),
             };
             let mut seen = Lines(Vec::new());
-            let inputs = source::open_all(&[source::Input::Path(path.clone())]).unwrap();
-            map::run(
+            let inputs = batch::open_all(&[Input::Path(path.clone())]).unwrap();
+            batch::run_map(
                 inputs,
                 &Format::Lines,
                 &key,

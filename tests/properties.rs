@@ -7,8 +7,10 @@
 //! fragments). Written level-generic over `Level::ALL`, so rules the
 //! protocol rung may gain are covered too.
 
-use irinorm::resolve::remove_dot_segments;
-use irinorm::{equivalent, key, parse, resolve, to_iri, to_uri, Form, Level, Normalizer, Options};
+use irinorm::{
+    equivalent, key, parse, remove_dot_segments, resolve, to_iri, to_uri, Form, Level, Normalizer,
+    Options,
+};
 use proptest::prelude::*;
 use proptest::sample::select;
 
@@ -301,7 +303,7 @@ proptest! {
         // and comes back as punycode (§3.4.2): equal from the scheme rung.
         let pct_dns_host = parse(&u).ok().is_some_and(|p| {
             p.host().is_some_and(|h| h.contains('%'))
-                && p.scheme().is_some_and(|s| irinorm::host::is_dns_scheme(&s.to_ascii_lowercase()))
+                && p.scheme().is_some_and(|s| irinorm::is_dns_scheme(&s.to_ascii_lowercase()))
         });
         let level = if pct_dns_host { Level::Scheme } else { Level::Syntax };
         prop_assert_eq!(key(&back, level).ok(), key(&u, level).ok(),

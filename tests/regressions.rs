@@ -8,8 +8,10 @@
 
 use std::sync::Arc;
 
-use irinorm::ladder::protocol::{ProtocolRules, Rule, Rules};
-use irinorm::{key, parse, to_iri, to_uri, ErrorKind, Form, Level, Normalizer, Options};
+use irinorm::{
+    key, parse, to_iri, to_uri, ErrorKind, Form, Level, Normalizer, Options, ProtocolRules, Rule,
+    Rules,
+};
 
 fn norm(level: Level, form: Form, nfc: bool, rules: Rules) -> Normalizer {
     Normalizer::new(Options { level, form, nfc })
@@ -271,8 +273,8 @@ fn cdx_header_with_key_is_a_header_again() {
 /// `url` crate could parse to another href, so the key was not idempotent.
 #[test]
 fn web_file_href_is_a_fixed_point() {
-    use irinorm::preprocess::Repairs;
     use irinorm::web::WebParser;
+    use irinorm::Repairs;
     let w = WebParser::new();
     let h = w
         .parse("file://dpv//v|/ld", &mut Repairs::default())
@@ -287,7 +289,7 @@ fn web_file_href_is_a_fixed_point() {
 /// `iprivate` allows them, so it changed a valid IRI reference.
 #[test]
 fn leiri_keeps_iprivate_in_the_query() {
-    use irinorm::preprocess::{Mode, Preprocessor, Repairs};
+    use irinorm::{Mode, Preprocessor, Repairs};
     let p = Preprocessor::new(Mode::Leiri, false);
     let valid = "o\u{edb6d}t?omom\u{fdb6d}/\u{fdb6d}/b";
     assert!(parse(valid).is_ok());
@@ -305,19 +307,21 @@ fn leiri_keeps_iprivate_in_the_query() {
 /// reject) instead of being counted as blank.
 #[test]
 fn a_line_a_charset_decodes_to_nothing_is_blank() {
-    use irinorm::batch::line::{line_text, Text};
-    use irinorm::decode::Charset;
+    use irinorm::batch::{process_line, Outcome};
+    use irinorm::Charset;
+    use std::borrow::Cow;
     let jis: Charset = "iso-2022-jp".parse().unwrap();
-    assert!(matches!(line_text(b"\x1b(J", 64, Some(jis)), Text::Blank));
-    assert!(matches!(
-        line_text(b"\x1b(J \t\r", 64, Some(jis)),
-        Text::Blank
-    ));
+    // The engine's per-line step with a key function that keeps the text
+    // as it is: `Blank`, or the decoded text as its key.
+    let line = |bytes: &'static [u8], charset| {
+        process_line(bytes, 64, charset, &|s: &str, _: Option<&str>| {
+            Ok(Cow::Borrowed(s))
+        })
+    };
+    assert!(matches!(line(b"\x1b(J", Some(jis)), Outcome::Blank));
+    assert!(matches!(line(b"\x1b(J \t\r", Some(jis)), Outcome::Blank));
     // A character after the escape is text; without a charset the bytes
     // are not blank (ESC is not a space).
-    assert!(matches!(
-        line_text(b"\x1b(Ja", 64, Some(jis)),
-        Text::Text(_)
-    ));
-    assert!(!matches!(line_text(b"\x1b(J", 64, None), Text::Blank));
+    assert!(matches!(line(b"\x1b(Ja", Some(jis)), Outcome::Key(_)));
+    assert!(!matches!(line(b"\x1b(J", None), Outcome::Blank));
 }

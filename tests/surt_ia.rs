@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::io::Read;
 
-use irinorm::surt_ia::surt_ia_bytes;
+use irinorm::surt_ia_bytes;
 
 const SAMPLES: [&str; 4] = [
     "data/kasztp.txt",

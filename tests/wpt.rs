@@ -11,9 +11,8 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::ExitCode;
 
-use irinorm::preprocess::Repairs;
-use irinorm::web::WebParser;
-use irinorm::{Level, Normalizer, Options};
+use irinorm::web::{Href, WebParser};
+use irinorm::{Level, Normalizer, Options, Repairs};
 use serde_json::Value;
 
 fn main() -> ExitCode {
@@ -91,7 +90,7 @@ fn main() -> ExitCode {
             Err(e) => Err(format!("rejected ({e}), href {href:?}")),
         };
         check(id.clone(), outcome);
-        let uri = irinorm::web::Href::from_href(href.to_owned());
+        let uri = Href::from_href(href.to_owned());
         let outcome = irinorm::parse(&uri.to_uri_ref())
             .map(drop)
             .map_err(|e| format!("URI form {:?} of href {href:?}: {e}", uri.to_uri_ref()));

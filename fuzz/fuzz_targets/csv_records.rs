@@ -1,11 +1,10 @@
 //! The CSV/TSV record path as the CLI runs it: the csv crate (flexible,
-//! no headers, `,` or TAB) → `batch::map::record_key` (field checks,
+//! no headers, `,` or TAB) → the engine's `record_key` (field checks,
 //! decoding, base column) → the prepared key function. A key re-keys to
 //! itself; counts add up.
 #![no_main]
-use irinorm::batch::line::{record_key, RecordKey};
-use irinorm::batch::prep::{Prep, PrepConfig};
-use irinorm::batch::source::{Layout, Rec};
+use irinorm::batch::{Prep, PrepConfig};
+use irinorm::fuzzing::{record_key, Layout, Rec, RecordKey};
 use irinorm::Level;
 use libfuzzer_sys::fuzz_target;
 

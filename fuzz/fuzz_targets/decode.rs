@@ -1,8 +1,11 @@
 //! Charset decoding (src/decode.rs) and the per-line checks of the engine
 //! (src/batch/line.rs): the first byte picks the charset.
 #![no_main]
-use irinorm::batch::line::{line_text, Text};
-use irinorm::decode::{decode_line, encode_query, sniff_bom, transcode_utf16_to_utf8, Charset};
+use std::borrow::Cow;
+
+use irinorm::batch::{process_line, Outcome};
+use irinorm::fuzzing::{decode_line, encode_query, sniff_bom, transcode_utf16_to_utf8};
+use irinorm::Charset;
 use libfuzzer_sys::fuzz_target;
 
 const LABELS: [&str; 16] = [
@@ -56,8 +59,9 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(q, text);
     }
     let max = 1 + (sel as usize >> 5) * 16;
-    match line_text(bytes, max, charset) {
-        Text::Blank => {
+    // The engine's per-line step, with a key that is the text itself.
+    match process_line(bytes, max, charset, &|s: &str, _: Option<&str>| Ok(Cow::Borrowed(s))) {
+        Outcome::Blank => {
             // Blank as bytes, or (a legacy charset) once decoded.
             let l = bytes.strip_suffix(b"\r").unwrap_or(bytes);
             let blank = |b: &[u8]| b.iter().all(|b| matches!(b, b' ' | b'\t'));
@@ -67,7 +71,7 @@ fuzz_target!(|data: &[u8]| {
                         && decode_line(l, charset).is_ok_and(|t| blank(t.as_bytes())))
             );
         }
-        Text::Text(t) => assert!(!t.is_empty()),
-        Text::Reject(_) => {}
+        Outcome::Key(t) => assert!(!t.is_empty()),
+        Outcome::Reject(_) => {}
     }
 });

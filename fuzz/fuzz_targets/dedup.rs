@@ -3,7 +3,7 @@
 //! of first occurrence. The engine runs four times: with a tiny memory
 //! budget (it spills after every batch), small chunks and batches, and
 //! several workers; and in memory, with the default batch (an input of one
-//! batch is then indexed where it is, `dedup::whole`), on three workers
+//! batch is then indexed where it is), on three workers
 //! (a table per partition), on two (chunks keyed in input order by two
 //! workers, one table) and on one (one table, in input order). Its
 //! CSV must be exactly the reference's every time. A bit of the first
@@ -16,9 +16,10 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::sync::{Arc, OnceLock};
 
-use irinorm::batch::line::{key_of, line_text, Text};
-use irinorm::batch::sink::{csv_field, csv_u64};
-use irinorm::batch::{dedup, key_fn, prep::Prep, source, Format, Quiet};
+use irinorm::batch::{
+    self, csv_field, csv_u64, key_fn, process_line, Columns, DedupConfig, Format, Input, Opened,
+    Outcome, Prep, Quiet,
+};
 use irinorm::{Level, Normalizer, Options};
 use libfuzzer_sys::fuzz_target;
 
@@ -58,11 +59,9 @@ fuzz_target!(|data: &[u8]| {
         let end = memchr_nl(&text[start..]).map_or(text.len(), |i| start + i);
         let line = &text[start..end];
         lines += 1;
-        if let Text::Text(t) = line_text(line, max_line, None) {
-            if let Ok(k) = key_of(&t, None, &key) {
-                let ex = line.strip_suffix(b"\r").unwrap_or(line).to_vec();
-                rows.entry(k.into_owned()).or_insert((0, lines, ex)).0 += 1;
-            }
+        if let Outcome::Key(k) = process_line(line, max_line, None, &key) {
+            let ex = line.strip_suffix(b"\r").unwrap_or(line).to_vec();
+            rows.entry(k.into_owned()).or_insert((0, lines, ex)).0 += 1;
         }
         start = end + 1;
     }
@@ -70,9 +69,9 @@ fuzz_target!(|data: &[u8]| {
     order.sort_by_key(|(_, v)| v.1);
     let keys_only = sel & 4 != 0;
     let columns = if keys_only {
-        dedup::Columns::parse("first_line,canonical").unwrap()
+        Columns::parse("first_line,canonical").unwrap()
     } else {
-        dedup::Columns::default()
+        Columns::default()
     };
     let mut want = columns.header();
     for (k, (count, line, ex)) in order {
@@ -97,22 +96,22 @@ fuzz_target!(|data: &[u8]| {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("in");
     std::fs::File::create(&path).unwrap().write_all(body).unwrap();
-    let in_memory = dedup::Config {
+    let in_memory = DedupConfig {
         chunk_size: 64,
         max_line_bytes: max_line,
         columns,
         pool: Some(pool(3)),
-        ..dedup::Config::default()
+        ..DedupConfig::default()
     };
-    let one_worker = dedup::Config {
+    let one_worker = DedupConfig {
         pool: Some(pool(1)),
         ..in_memory.clone()
     };
-    let two_workers = dedup::Config {
+    let two_workers = DedupConfig {
         pool: Some(pool(2)),
         ..in_memory.clone()
     };
-    let spilling = dedup::Config {
+    let spilling = DedupConfig {
         batch_bytes: 256,
         memory: 1,
         temp_dir: Some(dir.path().to_path_buf()),
@@ -120,16 +119,16 @@ fuzz_target!(|data: &[u8]| {
     };
     for (i, cfg) in [spilling, in_memory, two_workers, one_worker].into_iter().enumerate() {
         let inputs = if i % 2 == 0 {
-            vec![source::Opened::from_bytes("in", Arc::new(body.to_vec()))]
+            vec![Opened::from_bytes("in", Arc::new(body.to_vec()))]
         } else {
-            let mut inputs = source::open_all(&[source::Input::Path(path.clone())]).unwrap();
+            let mut inputs = batch::open_all(&[Input::Path(path.clone())]).unwrap();
             for o in &mut inputs {
                 o.name = "in".into();
             }
             inputs
         };
         let mut got = Vec::new();
-        let s = dedup::run(inputs, &Format::Lines, &key, &cfg, &mut Quiet, &mut |b: &[u8]| {
+        let s = batch::run_dedup(inputs, &Format::Lines, &key, &cfg, &mut Quiet, &mut |b: &[u8]| {
             got.extend_from_slice(b);
             Ok(())
         })

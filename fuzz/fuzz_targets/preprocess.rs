@@ -1,6 +1,6 @@
 //! §5.2 / §7.1 / §7.2 preprocessing (strict, LEIRI, Web; entities on/off).
 #![no_main]
-use irinorm::preprocess::Mode;
+use irinorm::Mode;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -9,7 +9,7 @@ fuzz_target!(|data: &[u8]| {
     let entities = sel & 0x80 != 0;
     let s = String::from_utf8_lossy(rest);
     irinorm_fuzz::check_preprocess(mode, entities, &s);
-    for item in irinorm::preprocess::split_spaces(&s) {
+    for item in irinorm::fuzzing::split_spaces(&s) {
         assert!(!item.is_empty() && !item.contains(' '), "{item:?}");
     }
 });

@@ -19,9 +19,10 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use irinorm::ladder::protocol::{ProtocolRules, Rule, Rules};
-use irinorm::preprocess::{Mode, Preprocessor, Repairs};
-use irinorm::{parse, Form, HostKind, IriRef, Level, Normalizer, Options};
+use irinorm::{
+    parse, Form, HostKind, IriRef, Level, Mode, Normalizer, Options, Preprocessor, ProtocolRules,
+    Repairs, Rule, Rules,
+};
 
 /// The options of one fuzz case.
 #[derive(Debug, Clone, Copy)]
@@ -85,7 +86,7 @@ pub fn check_parse(s: &str) {
     // The vector paths (SSSE3 runs, the whole-line bit-mask parser) split
     // and reject exactly as the scalar component scan does.
     let parsed = parse(s);
-    let scalar = irinorm::iri::parse_scalar(s);
+    let scalar = irinorm::fuzzing::parse_scalar(s);
     match (&parsed, &scalar) {
         (Ok(a), Ok(b)) => assert_eq!(
             (a.components(), a.host_kind(), a.is_ascii(), a.has_pct()),
@@ -234,7 +235,7 @@ pub fn check_key(o: &Opts, raw: &str) {
     if let (Some(syn), Some(sch)) = (get(Level::Syntax), get(Level::Scheme)) {
         let (ps, pc) = (parse(&syn).unwrap(), parse(&sch).unwrap());
         let scheme = ps.scheme().unwrap_or_default();
-        let dns = irinorm::host::is_dns_scheme(scheme);
+        let dns = irinorm::is_dns_scheme(scheme);
         if ps.host_kind() == Some(HostKind::RegName) && !dns {
             assert_eq!(
                 ps.host().map(fold_host),
@@ -361,7 +362,7 @@ pub fn check_convert(a: &str) {
     let pct_dns_host = up.host().is_some_and(|h| h.contains('%'))
         && up
             .scheme()
-            .is_some_and(|s| irinorm::host::is_dns_scheme(&s.to_ascii_lowercase()));
+            .is_some_and(|s| irinorm::is_dns_scheme(&s.to_ascii_lowercase()));
     let level = if pct_dns_host { Level::Scheme } else { Level::Syntax };
     assert_eq!(
         key(&back, level).ok(),
@@ -394,7 +395,7 @@ pub fn check_resolve(o: &Opts, base: &str, reference: &str) {
     // Resolving the target again gives it back — unless the base's own path
     // has dot segments: a fragment- or query-only reference keeps the base
     // path as it is (§5.2.2), while the absolute target has them removed.
-    if !irinorm::resolve::has_dot_segments(b.path()) {
+    if !irinorm::fuzzing::has_dot_segments(b.path()) {
         let t2 = irinorm::resolve(&b, &tp);
         assert_eq!(t2, t, "resolving the target again: {base:?} + {reference:?}");
     }

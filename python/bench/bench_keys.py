@@ -46,7 +46,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("path")
     ap.add_argument("--peer-lines", type=int, default=100_000)
-    ap.add_argument("--cli", default="target/release/irinorm")
+    target = os.environ.get("CARGO_TARGET_DIR", "target")
+    ap.add_argument("--cli", default=os.path.join(target, "release", "irinorm"))
     a = ap.parse_args()
     with open(a.path, encoding="utf-8", errors="replace") as f:
         lines = f.read().splitlines()

@@ -2,7 +2,7 @@
 //!
 //! Thin glue only: every key is computed by [`irinorm::Normalizer::key`]
 //! (draft-ietf-iri-3987bis §5.3), preceded, like the CLI's `--mode`, by
-//! [`irinorm::preprocess::Preprocessor`] (§7.1 LEIRI, §7.2 Web Address). The
+//! [`irinorm::Preprocessor`] (§7.1 LEIRI, §7.2 Web Address). The
 //! Python package `irinorm` (python/irinorm/__init__.py) re-exports this
 //! module; its docstrings and `.pyi` stubs are the user documentation.
 //!
@@ -21,11 +21,9 @@ use arrow_array::{
 use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_data::ArrayData;
 use arrow_schema::DataType;
-use irinorm::ladder::protocol::{ProtocolRules, Rules};
 use irinorm::learn::Learned;
-use irinorm::preprocess::{Mode, Preprocessor, Repairs};
 use irinorm::web::WebParser;
-use irinorm::{ErrorKind, Form, Level, Options};
+use irinorm::{ErrorKind, Form, Level, Mode, Options, Preprocessor, ProtocolRules, Repairs, Rules};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;

@@ -12,12 +12,14 @@ SAMPLES = sorted(p for p in DATA.iterdir() if p.suffix in (".txt", ".csv"))
 
 
 def cli_path() -> Path:
-    """The `irinorm` binary: $IRINORM_BIN, else the workspace's debug or release build."""
+    """The `irinorm` binary: $IRINORM_BIN, else the workspace's debug or release build
+    (in $CARGO_TARGET_DIR when it is set, as cargo does)."""
     env = os.environ.get("IRINORM_BIN")
     if env:
         return Path(env)
+    target = ROOT / os.environ.get("CARGO_TARGET_DIR", "target")
     for profile in ("debug", "release"):
-        p = ROOT / "target" / profile / "irinorm"
+        p = target / profile / "irinorm"
         if p.exists():
             return p
     raise FileNotFoundError("no irinorm binary: run `cargo build` or set IRINORM_BIN")

@@ -53,7 +53,7 @@ pub fn is_blank(line: &[u8]) -> bool {
 
 /// The per-line checks: `line` is one physical line without its `\n`; a
 /// legacy `charset` is transcoded to UTF-8 + NFC
-/// ([`crate::decode::decode_line`]), otherwise the bytes must be UTF-8.
+/// (`crate::decode::decode_line`), otherwise the bytes must be UTF-8.
 #[inline]
 pub fn line_text(line: &[u8], max_line: usize, charset: Option<Charset>) -> Text<'_> {
     checked_text(line, None, max_line, charset)

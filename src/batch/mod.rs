@@ -46,3 +46,22 @@ pub use keyfn::{key_fn, KeyFn};
 pub use line::{Outcome, Stats};
 pub use observe::{Observer, Quiet};
 pub use source::{Format, Input, RecordFormat};
+
+// The curated surface: what a user of the engine names, flat
+// (`irinorm::batch::X`); the submodules above are its private rooms.
+pub use self::cleanup::{remove_all as remove_temp_files, stopping};
+pub use self::dedup::{
+    check_temp_dir, default_memory, run as run_dedup, Columns, Config as DedupConfig, Field, Order,
+    Summary,
+};
+pub use self::line::process_line;
+pub use self::map::{run as run_map, Config as MapConfig, MapOutput};
+pub use self::prep::{collect_repairs, Prep, PrepConfig};
+pub use self::sink::{csv_field, csv_u64, OutputFile};
+pub use self::source::{open_all, open_all_mapped, open_stream, Column, Opened};
+pub use self::Error as RunError;
+// What the fuzz targets check beyond the public API (`irinorm::fuzzing`).
+#[cfg(fuzzing)]
+pub use self::line::{record_key, RecordKey};
+#[cfg(fuzzing)]
+pub use self::source::{Layout, Rec};

@@ -285,7 +285,7 @@ impl FromStr for Rule {
 /// is a bare name the start is empty, otherwise the defaults.
 ///
 /// ```
-/// use irinorm::ladder::protocol::{Rule, Rules};
+/// use irinorm::{Rule, Rules};
 /// let r: Rules = "+sort-query,-tracking".parse().unwrap();
 /// assert!(r.contains(Rule::SortQuery) && !r.contains(Rule::Tracking));
 /// assert!(r.contains(Rule::Fragment));

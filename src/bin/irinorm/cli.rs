@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use irinorm::batch::dedup::Columns;
+use irinorm::batch::Columns;
 
 /// Normalize IRIs/URLs along the IRI comparison ladder and deduplicate huge
 /// URL lists.
@@ -155,13 +155,13 @@ pub enum LevelArg {
     Protocol,
 }
 
-impl From<LevelArg> for irinorm::ladder::Level {
+impl From<LevelArg> for irinorm::Level {
     fn from(l: LevelArg) -> Self {
         match l {
-            LevelArg::String => irinorm::ladder::Level::String,
-            LevelArg::Syntax => irinorm::ladder::Level::Syntax,
-            LevelArg::Scheme => irinorm::ladder::Level::Scheme,
-            LevelArg::Protocol => irinorm::ladder::Level::Protocol,
+            LevelArg::String => irinorm::Level::String,
+            LevelArg::Syntax => irinorm::Level::Syntax,
+            LevelArg::Scheme => irinorm::Level::Scheme,
+            LevelArg::Protocol => irinorm::Level::Protocol,
         }
     }
 }
@@ -190,11 +190,11 @@ pub enum FormArg {
 
 impl FormArg {
     /// The ladder's form (`None` for `surt-ia`, which is not one).
-    pub fn ladder_form(self) -> Option<irinorm::ladder::Form> {
+    pub fn ladder_form(self) -> Option<irinorm::Form> {
         match self {
-            FormArg::Uri => Some(irinorm::ladder::Form::Uri),
-            FormArg::Iri => Some(irinorm::ladder::Form::Iri),
-            FormArg::Surt => Some(irinorm::ladder::Form::Surt),
+            FormArg::Uri => Some(irinorm::Form::Uri),
+            FormArg::Iri => Some(irinorm::Form::Iri),
+            FormArg::Surt => Some(irinorm::Form::Surt),
             FormArg::SurtIa => None,
         }
     }
@@ -363,7 +363,7 @@ pub struct InputArgs {
     /// line with that reason (never a silent U+FFFD). A byte-order mark
     /// (UTF-8, UTF-16) takes precedence over this label.
     #[arg(long, value_name = "LABEL", value_parser = parse_charset)]
-    pub encoding: Option<irinorm::decode::Charset>,
+    pub encoding: Option<irinorm::Charset>,
 
     /// For http and https references (and relative references with an http(s)
     /// base), percent-encode the non-ASCII characters of the query from this
@@ -372,7 +372,7 @@ pub struct InputArgs {
     /// encoding: http, https, ftp and file URLs, unmappable characters as
     /// `&#N;`.
     #[arg(long, value_name = "LABEL", value_parser = parse_charset)]
-    pub query_encoding: Option<irinorm::decode::Charset>,
+    pub query_encoding: Option<irinorm::Charset>,
 
     /// Preprocessing before parsing: `strict` (none: the input must be an IRI
     /// reference), `leiri` (3987bis §7.1: percent-encode characters such as
@@ -383,7 +383,7 @@ pub struct InputArgs {
     /// rungs normalize it; a reference the Standard rejects is rejected with
     /// its reason). The repairs are counted in the summary.
     #[arg(long, value_name = "MODE", default_value = "strict", value_parser = parse_mode)]
-    pub mode: irinorm::preprocess::Mode,
+    pub mode: irinorm::Mode,
 
     /// Decode HTML/XML character references (`&amp;`, `&#xE9;`, `&eacute;`)
     /// first (3987bis §5.2).
@@ -482,11 +482,11 @@ fn parse_unit_size(s: &str) -> Result<u64, String> {
     Ok(n as u64)
 }
 
-fn parse_charset(s: &str) -> Result<irinorm::decode::Charset, String> {
+fn parse_charset(s: &str) -> Result<irinorm::Charset, String> {
     s.parse()
 }
 
-fn parse_mode(s: &str) -> Result<irinorm::preprocess::Mode, String> {
+fn parse_mode(s: &str) -> Result<irinorm::Mode, String> {
     s.parse()
 }
 
@@ -562,7 +562,7 @@ pub struct CompareArgs {
 
     /// Preprocessing before parsing (as for `normalize`): strict, leiri, web.
     #[arg(long, value_name = "MODE", default_value = "strict", value_parser = parse_mode)]
-    pub mode: irinorm::preprocess::Mode,
+    pub mode: irinorm::Mode,
 
     /// Decode HTML/XML character references first (3987bis §5.2).
     #[arg(long)]
@@ -581,7 +581,7 @@ pub enum ConvertTo {
 
 /// A usage or I/O error: printed as `irinorm: {self}`, exit 2 — except a
 /// closed stdout, which ends quietly.
-pub type CliError = irinorm::batch::Error;
+pub type CliError = irinorm::batch::RunError;
 
 #[cfg(test)]
 mod tests {

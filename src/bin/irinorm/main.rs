@@ -20,7 +20,7 @@ fn main() -> ExitCode {
     // spill directory) and exit 130 — never a partial output, never a
     // leftover file.
     let _ = ctrlc::set_handler(|| {
-        irinorm::batch::cleanup::remove_all();
+        irinorm::batch::remove_temp_files();
         let _ = writeln!(std::io::stderr(), "irinorm: interrupted");
         std::process::exit(130);
     });
@@ -29,8 +29,8 @@ fn main() -> ExitCode {
         Ok(code) => ExitCode::from(code.clamp(0, 255) as u8),
         // Interrupted: the handler is removing the temporary files and
         // exits 130; a worker that noticed first must not exit 2.
-        Err(_) if irinorm::batch::cleanup::stopping() => {
-            irinorm::batch::cleanup::remove_all();
+        Err(_) if irinorm::batch::stopping() => {
+            irinorm::batch::remove_temp_files();
             std::process::exit(130)
         }
         Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,

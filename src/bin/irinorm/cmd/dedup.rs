@@ -2,8 +2,7 @@
 
 use std::time::Instant;
 
-use irinorm::batch::dedup::{self, Order};
-use irinorm::batch::sink::OutputFile;
+use irinorm::batch::{self, DedupConfig, Order, OutputFile};
 
 use super::{
     batch_bytes, distinct_outputs, exit, format, inputs, key_function, open, pool, prep,
@@ -31,16 +30,16 @@ pub fn run(a: &DedupArgs) -> Result<i32, CliError> {
     let key = key_function(&key_args, prep)?;
     let format = format(run)?;
     if let Some(dir) = &a.temp_dir {
-        dedup::check_temp_dir(dir)?;
+        batch::check_temp_dir(dir)?;
     }
     let (inputs, names, total) = inputs(run);
     let opened = open(run, &inputs)?;
     let pool = std::sync::Arc::new(pool(run.threads)?);
-    let cfg = dedup::Config {
+    let cfg = DedupConfig {
         chunk_size: run.chunk_size as usize,
         max_line_bytes: run.max_line_bytes as usize,
         split_spaces: run.input.split_spaces,
-        memory: a.memory.unwrap_or_else(dedup::default_memory),
+        memory: a.memory.unwrap_or_else(batch::default_memory),
         temp_dir: a.temp_dir.clone(),
         order: match a.sort {
             SortArg::First => Order::First,
@@ -57,8 +56,8 @@ pub fn run(a: &DedupArgs) -> Result<i32, CliError> {
     };
     let mut out = OutputFile::create(run.output.as_deref())?;
     let mut report = Report::new(run, &names, total)?;
-    // The run's loop is on the pool's workers (`dedup::run`).
-    let s = dedup::run(
+    // The run's loop is on the pool's workers (`batch::run_dedup`).
+    let s = batch::run_dedup(
         opened,
         &format,
         &*key,

@@ -7,12 +7,10 @@ use std::io::Write;
 
 use std::path::Path;
 
-use irinorm::batch::sink::OutputFile;
-use irinorm::batch::source::{self, Input};
-use irinorm::ladder::protocol::Rules;
-use irinorm::learn::digest::{self, DigestFormat, DigestOptions};
+use irinorm::batch::{self, Input, OutputFile};
+use irinorm::learn::digest::{self, ContentRule, DigestFormat, DigestOptions, ReadResult};
 use irinorm::learn::Learned;
-use irinorm::Level;
+use irinorm::{Level, Mode, Rules};
 
 use super::{normalizer, note, prep, redirect_pairs, PREVIEW};
 use crate::cli::{CliError, CompareArgs, InputArgs, InputFormatArg, LearnArgs, LevelArg};
@@ -110,7 +108,7 @@ fn default_input() -> InputArgs {
     InputArgs {
         encoding: None,
         query_encoding: None,
-        mode: irinorm::preprocess::Mode::Strict,
+        mode: Mode::Strict,
         decode_entities: false,
         split_spaces: false,
         input_format: None,
@@ -252,7 +250,7 @@ fn duration(secs: i64) -> String {
 }
 
 /// One content rule as a report row (escaped: it quotes crawl data).
-fn content_row(r: &digest::ContentRule) -> String {
+fn content_row(r: &ContentRule) -> String {
     format!(
         "{},{},{},{},{}\n",
         escape(&r.origin),
@@ -299,7 +297,7 @@ fn redirect_report(t: &mut String, learned: &Learned) {
 fn read_digests(
     path: &Path,
     format: Option<InputFormatArg>,
-) -> Result<(String, digest::ReadResult), CliError> {
+) -> Result<(String, ReadResult), CliError> {
     let name = path.display().to_string();
     let fmt = match format {
         Some(InputFormatArg::Cdx) => DigestFormat::Cdx,
@@ -319,11 +317,11 @@ fn read_digests(
         })?,
     };
     let input = Input::parse(path);
-    let opened = source::open_all(std::slice::from_ref(&input))?;
+    let opened = batch::open_all(std::slice::from_ref(&input))?;
     let Some(opened) = opened.into_iter().next() else {
         return Err(CliError::msg("no input"));
     };
-    let (stream, _) = source::open_stream(opened, None)?;
+    let (stream, _) = batch::open_stream(opened, None)?;
     let r = digest::read_records(std::io::BufReader::new(stream), fmt)
         .map_err(|e| CliError::io(format!("cannot read {name}"), &e))?;
     Ok((name, r))

@@ -4,9 +4,7 @@
 use std::borrow::Cow;
 use std::time::Instant;
 
-use irinorm::batch::map::{self, MapOutput};
-use irinorm::batch::sink::OutputFile;
-use irinorm::batch::{Format, KeyFn};
+use irinorm::batch::{self, Format, KeyFn, MapConfig, MapOutput, OutputFile};
 
 use super::{
     batch_bytes, distinct_outputs, exit, format, input_format, inputs, key_function, open, pool,
@@ -45,7 +43,7 @@ pub fn convert(a: &ConvertArgs) -> Result<i32, CliError> {
         ConvertTo::Uri => irinorm::to_uri,
         ConvertTo::Iri => irinorm::to_iri,
     };
-    let key = irinorm::batch::key_fn(prep, conv);
+    let key = batch::key_fn(prep, conv);
     run(&a.run, a.format, &key)
 }
 
@@ -59,7 +57,7 @@ fn run(run: &RunArgs, out_format: FormatArg, key: &KeyFn<'_>) -> Result<i32, Cli
     let (inputs, names, total) = inputs(run);
     let opened = open(run, &inputs)?;
     let pool = std::sync::Arc::new(pool(run.threads)?);
-    let cfg = map::Config {
+    let cfg = MapConfig {
         chunk_size: run.chunk_size as usize,
         max_line_bytes: run.max_line_bytes as usize,
         charset: run.input.encoding,
@@ -77,7 +75,7 @@ fn run(run: &RunArgs, out_format: FormatArg, key: &KeyFn<'_>) -> Result<i32, Cli
     let mut out = OutputFile::create(run.output.as_deref())?;
     let mut report = Report::new(run, &names, total)?;
     let stats = pool.install(|| {
-        map::run(
+        batch::run_map(
             opened,
             &format,
             key,

@@ -14,14 +14,12 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use irinorm::batch::prep::{Prep, PrepConfig};
-use irinorm::batch::sink::{csv_field, csv_u64, OutputFile};
-use irinorm::batch::source::{self, Column, Input, Opened};
-use irinorm::batch::{Format, KeyFn, Observer, RecordFormat, Reject, Stats};
-use irinorm::ladder::protocol::{ProtocolRules, Rules};
+use irinorm::batch::{
+    self, csv_field, csv_u64, Column, Format, Input, KeyFn, Observer, Opened, OutputFile, Prep,
+    PrepConfig, RecordFormat, Reject, Stats,
+};
 use irinorm::learn::Learned;
-use irinorm::surt_ia::surt_ia;
-use irinorm::{Level, Normalizer, Options};
+use irinorm::{surt_ia, Level, Normalizer, Options, ProtocolRules, Rules};
 
 use crate::cli::{
     Cli, CliError, Command, FormArg, InputArgs, InputFormatArg, KeyArgs, LevelArg, RunArgs,
@@ -110,9 +108,7 @@ fn learned_rules(k: &KeyArgs) -> Result<Option<Learned>, CliError> {
 pub fn key_function(k: &KeyArgs, prep: Prep) -> Result<Box<KeyFn<'static>>, CliError> {
     if k.form != FormArg::SurtIa {
         let n = normalizer(k)?;
-        return Ok(Box::new(irinorm::batch::key_fn(prep, move |t: &str| {
-            n.key(t)
-        })));
+        return Ok(Box::new(batch::key_fn(prep, move |t: &str| n.key(t))));
     }
     if k.level != LevelArg::Scheme
         || k.nfc
@@ -137,7 +133,7 @@ pub fn key_function(k: &KeyArgs, prep: Prep) -> Result<Box<KeyFn<'static>>, CliE
         ),
         None => None,
     };
-    Ok(Box::new(irinorm::batch::key_fn(
+    Ok(Box::new(batch::key_fn(
         prep,
         move |t: &str| -> irinorm::Result<Cow<'_, str>> {
             let resolved = match &base {
@@ -402,7 +398,7 @@ pub fn summary(stats: &Stats, extra: &str, start: Instant, rejects_to_file: bool
 
 /// The repairs line of the summary, if anything was repaired.
 pub fn repairs_note(pool: &rayon::ThreadPool, quiet: bool) {
-    let repairs = irinorm::batch::prep::collect_repairs(pool);
+    let repairs = batch::collect_repairs(pool);
     if !quiet && !repairs.is_empty() {
         note(format_args!("repairs: {repairs}"));
     }
@@ -445,9 +441,9 @@ pub fn open(run: &RunArgs, inputs: &[Input]) -> Result<Vec<Opened>, CliError> {
     Ok(if run.mmap {
         // SAFETY: `--mmap` is the user's word that the files stay as they
         // are while the run reads them (its help says what breaks if not).
-        unsafe { source::open_all_mapped(inputs)? }
+        unsafe { batch::open_all_mapped(inputs)? }
     } else {
-        source::open_all(inputs)?
+        batch::open_all(inputs)?
     })
 }
 
