@@ -1,4 +1,4 @@
-//! The two kinds of failure: a failure of the whole run ([`Error`]: I/O
+//! The two kinds of failure: a failure of the whole run ([`RunError`]: I/O
 //! with its path, a bad column name, …), printed once, and a bad line or
 //! record, which is data ([`RejectReason`], [`Reject`]): a reason in the
 //! rejects output, counted in the summary.
@@ -9,15 +9,15 @@ use std::io;
 /// A failure of the whole run (I/O with its path, a bad column name, …),
 /// as opposed to a bad line, which is data ([`RejectReason`]).
 #[derive(Debug)]
-pub struct Error {
+pub struct RunError {
     msg: String,
     broken_pipe: bool,
 }
 
-impl Error {
+impl RunError {
     /// An error with this message.
     pub fn msg(msg: impl Into<String>) -> Self {
-        Error {
+        RunError {
             msg: msg.into(),
             broken_pipe: false,
         }
@@ -31,7 +31,7 @@ impl Error {
             Some(i) => &text[..i],
             None => &text,
         };
-        Error {
+        RunError {
             msg: format!("{context}: {text}"),
             broken_pipe: e.kind() == io::ErrorKind::BrokenPipe,
         }
@@ -43,13 +43,13 @@ impl Error {
     }
 }
 
-impl fmt::Display for Error {
+impl fmt::Display for RunError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.msg)
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for RunError {}
 
 /// Why a line was not accepted.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -86,7 +86,7 @@ pub struct Reject {
     /// 1-based physical line.
     pub line: u64,
     /// The input as written (lossy UTF-8; an over-long one cut, see
-    /// [`reject_input`](super::line::reject_input)).
+    /// `reject_input`).
     pub input: String,
     pub reason: RejectReason,
 }

@@ -22,7 +22,7 @@ pub const LONG_LINE_PREFIX: usize = 256;
 
 /// The text of one line or field, ready for its key.
 #[derive(Debug)]
-pub enum Text<'a> {
+pub enum LineText<'a> {
     /// Empty or only spaces/tabs (after removing the line terminator).
     Blank,
     /// The reference as UTF-8: borrowed, or transcoded from `--encoding`.
@@ -55,7 +55,7 @@ pub fn is_blank(line: &[u8]) -> bool {
 /// legacy `charset` is transcoded to UTF-8 + NFC
 /// (`crate::decode::decode_line`), otherwise the bytes must be UTF-8.
 #[inline]
-pub fn line_text(line: &[u8], max_line: usize, charset: Option<Charset>) -> Text<'_> {
+pub fn line_text(line: &[u8], max_line: usize, charset: Option<Charset>) -> LineText<'_> {
     checked_text(line, None, max_line, charset)
 }
 
@@ -96,7 +96,7 @@ impl<'a> ChunkLines<'a> {
     /// [`line_text`] of the line at `pos` (from [`super::scan::for_each_line`]
     /// over this chunk).
     #[inline]
-    pub fn text(&self, line: &'a [u8], pos: usize) -> Text<'a> {
+    pub fn text(&self, line: &'a [u8], pos: usize) -> LineText<'a> {
         debug_assert!(std::ptr::eq(&self.bytes[pos..pos + line.len()], line));
         // The line (without its CR) starts and ends next to ASCII bytes or
         // the chunk's ends: the slice is on character boundaries.
@@ -113,23 +113,23 @@ fn checked_text<'a>(
     text: Option<&'a str>,
     max_line: usize,
     charset: Option<Charset>,
-) -> Text<'a> {
+) -> LineText<'a> {
     let line = strip_cr(line);
     if line.len() > max_line {
-        return Text::Reject(RejectReason::TooLong { max: max_line });
+        return LineText::Reject(RejectReason::TooLong { max: max_line });
     }
     if is_blank(line) {
-        return Text::Blank;
+        return LineText::Blank;
     }
     if let Some(t) = text {
-        return Text::Text(Cow::Borrowed(t));
+        return LineText::Text(Cow::Borrowed(t));
     }
     match decode_text(line, charset) {
         // A legacy charset can decode bytes to nothing: a line that is only
         // an ISO-2022-JP escape sequence (`ESC ( J`) holds no character.
-        Ok(t) if charset.is_some() && is_blank(t.as_bytes()) => Text::Blank,
-        Ok(t) => Text::Text(t),
-        Err(r) => Text::Reject(r),
+        Ok(t) if charset.is_some() && is_blank(t.as_bytes()) => LineText::Blank,
+        Ok(t) => LineText::Text(t),
+        Err(r) => LineText::Reject(r),
     }
 }
 
@@ -189,7 +189,7 @@ pub fn line_key<'a>(
     }
 }
 
-/// [`line_text`] then [`key_of`].
+/// `line_text` then `key_of`.
 #[inline]
 pub fn process_line<'a>(
     line: &'a [u8],
@@ -198,9 +198,9 @@ pub fn process_line<'a>(
     key: &KeyFn<'_>,
 ) -> Outcome<'a> {
     match line_text(line, max_line, charset) {
-        Text::Blank => Outcome::Blank,
-        Text::Reject(r) => Outcome::Reject(r),
-        Text::Text(t) => match key_of(&t, None, key) {
+        LineText::Blank => Outcome::Blank,
+        LineText::Reject(r) => Outcome::Reject(r),
+        LineText::Text(t) => match key_of(&t, None, key) {
             Ok(k) => Outcome::Key(k),
             Err(r) => Outcome::Reject(r),
         },

@@ -16,14 +16,15 @@ use std::borrow::Cow;
 use rayon::prelude::*;
 
 use super::line::{
-    line_key, record_key, record_reject_text, reject_input, strip_cr, ChunkLines, RecordKey, Text,
+    line_key, record_key, record_reject_text, reject_input, strip_cr, ChunkLines, LineText,
+    RecordKey,
 };
 use super::sink::{csv_u64, field_with, write_behind};
 use super::source::{
     chunk_size, for_each_batch, for_each_line, line_chunks, split_chunks, Batch, Format, Item,
     Layout, LineNumbers, Opened,
 };
-use super::{Error, KeyFn, Observer, Reject, RejectReason, Stats};
+use super::{KeyFn, Observer, Reject, RejectReason, RunError, Stats};
 use crate::cdx::CdxLayout;
 use crate::decode::Charset;
 
@@ -70,8 +71,8 @@ pub fn run(
     key: &KeyFn<'_>,
     cfg: &Config,
     obs: &mut dyn Observer,
-    out: &mut (dyn FnMut(&[u8]) -> Result<(), Error> + Send),
-) -> Result<Stats, Error> {
+    out: &mut (dyn FnMut(&[u8]) -> Result<(), RunError> + Send),
+) -> Result<Stats, RunError> {
     // Chunks of output on their way: a few, so memory stays bounded.
     write_behind(
         8,
@@ -88,8 +89,8 @@ fn map_all(
     key: &KeyFn<'_>,
     cfg: &Config,
     obs: &mut dyn Observer,
-    out: &mut dyn FnMut(Vec<u8>) -> Result<(), Error>,
-) -> Result<Stats, Error> {
+    out: &mut dyn FnMut(Vec<u8>) -> Result<(), RunError>,
+) -> Result<Stats, RunError> {
     let mut stats = Stats::default();
     let mut layout: Option<Layout> = None;
     let mut cdx: Option<CdxLayout> = None;
@@ -230,12 +231,12 @@ fn map_chunk(
         line_no += 1;
         let text_of = lines.text(line, pos);
         let mut result = match &text_of {
-            Text::Blank => None,
-            Text::Reject(r) => Some(Err(r.clone())),
-            Text::Text(t) => Some(line_key(t, cdx, key)),
+            LineText::Blank => None,
+            LineText::Reject(r) => Some(Err(r.clone())),
+            LineText::Text(t) => Some(line_key(t, cdx, key)),
         };
         let record = match (&cfg.output, cdx, &text_of) {
-            (MapOutput::Cdx, Some(l), Text::Text(t)) => Some(cdx_line(l, t, &mut result)),
+            (MapOutput::Cdx, Some(l), LineText::Text(t)) => Some(cdx_line(l, t, &mut result)),
             _ => None,
         };
         let (output, error): (&[u8], Option<&RejectReason>) = match &result {

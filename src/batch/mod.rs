@@ -23,25 +23,25 @@
 //! files removed on exit or a signal).
 //!
 //! Nothing grows with the input except the table of distinct keys, which
-//! [`dedup`] keeps within [`dedup::Config::memory`] by spilling partitions to
+//! the dedup engine keeps within [`DedupConfig::memory`] by spilling partitions to
 //! a temporary directory. Every strategy — thread count, chunk size, budget,
 //! input kind — gives byte-identical output (see `tests/engine.rs`).
 
-pub mod cleanup;
-pub mod dedup;
+mod cleanup;
+mod dedup;
 mod error;
 mod keyfn;
-pub mod line;
-pub mod map;
+mod line;
+mod map;
 mod observe;
-pub mod prep;
-pub mod scan;
-pub mod sink;
+mod prep;
+mod scan;
+mod sink;
 mod slots;
 mod sort;
-pub mod source;
+mod source;
 
-pub use error::{Error, Reject, RejectReason};
+pub use error::{Reject, RejectReason, RunError};
 pub use keyfn::{key_fn, KeyFn};
 pub use line::{Outcome, Stats};
 pub use observe::{Observer, Quiet};
@@ -50,16 +50,18 @@ pub use source::{Format, Input, RecordFormat};
 // The curated surface: what a user of the engine names, flat
 // (`irinorm::batch::X`); the submodules above are its private rooms.
 pub use self::cleanup::{remove_all as remove_temp_files, stopping};
+// Knobs and counters for the engine's own tests, not an interface.
 pub use self::dedup::{
     check_temp_dir, default_memory, run as run_dedup, Columns, Config as DedupConfig, Field, Order,
     Summary,
 };
+#[doc(hidden)]
+pub use self::dedup::{Diagnostics, Tuning};
 pub use self::line::process_line;
 pub use self::map::{run as run_map, Config as MapConfig, MapOutput};
 pub use self::prep::{collect_repairs, Prep, PrepConfig};
 pub use self::sink::{csv_field, csv_u64, OutputFile};
 pub use self::source::{open_all, open_all_mapped, open_stream, Column, Opened};
-pub use self::Error as RunError;
 // What the fuzz targets check beyond the public API (`irinorm::fuzzing`).
 #[cfg(fuzzing)]
 pub use self::line::{record_key, RecordKey};

@@ -209,7 +209,7 @@ impl Prep {
 impl Prep {
     /// Web mode: character references (if asked), then the URL Standard's
     /// parser, then `key` on the `href` (or the `href` itself, see
-    /// [`Prep::href_is_key`]). Error offsets point into `s` as written.
+    /// [`Prep::href_is_key`]). RunError offsets point into `s` as written.
     fn key_web<K>(&self, web: &WebParser, s: &str, key: &K) -> crate::Result<String>
     where
         K: for<'x> Fn(&'x str) -> crate::Result<Cow<'x, str>>,

@@ -17,7 +17,7 @@ use std::fs::OpenOptions;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use super::{cleanup, Error};
+use super::{cleanup, RunError};
 
 const BUF: usize = 1 << 20;
 /// Writes of this many bytes or more bypass the buffer ([`OutputFile::write`]).
@@ -51,18 +51,20 @@ impl OutputFile {
 
     /// `None` or `-` is stdout; an existing non-regular file (device, FIFO)
     /// is opened directly; a regular or new file is written atomically.
-    pub fn create(path: Option<&Path>) -> Result<Self, Error> {
+    pub fn create(path: Option<&Path>) -> Result<Self, RunError> {
         let path = match path {
             None => return Ok(Self::stdout()),
             Some(p) if p.as_os_str() == "-" => return Ok(Self::stdout()),
             Some(p) => p,
         };
         let name = path.display().to_string();
-        let cannot = |e: &io::Error| Error::io(format!("cannot create {name}"), e);
+        let cannot = |e: &io::Error| RunError::io(format!("cannot create {name}"), e);
         let existing = std::fs::metadata(path).ok();
         if let Some(meta) = existing.as_ref().filter(|m| !m.is_file()) {
             if meta.is_dir() {
-                return Err(Error::msg(format!("cannot create {name}: Is a directory")));
+                return Err(RunError::msg(format!(
+                    "cannot create {name}: Is a directory"
+                )));
             }
             let f = OpenOptions::new()
                 .write(true)
@@ -111,7 +113,7 @@ impl OutputFile {
     /// A large write (a block of `dedup`'s rows, already formatted) goes
     /// past the buffer once it is flushed: copying it there would touch the
     /// buffer's pages and move every byte once more for nothing.
-    pub fn write(&mut self, bytes: &[u8]) -> Result<(), Error> {
+    pub fn write(&mut self, bytes: &[u8]) -> Result<(), RunError> {
         let r = if bytes.len() >= DIRECT {
             self.w
                 .flush()
@@ -123,25 +125,25 @@ impl OutputFile {
     }
 
     /// Flush to the OS (for streaming commands, after each batch).
-    pub fn flush(&mut self) -> Result<(), Error> {
+    pub fn flush(&mut self) -> Result<(), RunError> {
         let r = self.w.flush();
         r.map_err(|e| self.err(&e))
     }
 
-    fn err(&self, e: &io::Error) -> Error {
-        Error::io(format!("cannot write {}", self.name), e)
+    fn err(&self, e: &io::Error) -> RunError {
+        RunError::io(format!("cannot write {}", self.name), e)
     }
 
     /// Flush, and for an atomic output move it into place.
-    pub fn finish(mut self) -> Result<(), Error> {
+    pub fn finish(mut self) -> Result<(), RunError> {
         self.flush()?;
         match std::mem::replace(&mut self.target, Target::Stdout) {
             Target::Stdout | Target::Direct => Ok(()),
             Target::Atomic { tmp, path } => {
                 let tmp_path = tmp.to_path_buf();
-                let r = tmp
-                    .persist(&path)
-                    .map_err(|e| Error::io(format!("cannot create {}", path.display()), &e.error));
+                let r = tmp.persist(&path).map_err(|e| {
+                    RunError::io(format!("cannot create {}", path.display()), &e.error)
+                });
                 // Persisted, or removed by the failed persist's drop.
                 cleanup::forget(&tmp_path);
                 r
@@ -180,10 +182,10 @@ fn default_permissions() -> Option<std::fs::Permissions> {
 /// resumed.
 pub(super) fn write_behind<T: Send, R>(
     queue: usize,
-    mut write: impl FnMut(&T) -> Result<(), Error> + Send,
+    mut write: impl FnMut(&T) -> Result<(), RunError> + Send,
     mut done: impl FnMut(T) + Send,
-    produce: impl FnOnce(&mut dyn FnMut(T) -> Result<(), Error>) -> Result<R, Error>,
-) -> Result<R, Error> {
+    produce: impl FnOnce(&mut dyn FnMut(T) -> Result<(), RunError>) -> Result<R, RunError>,
+) -> Result<R, RunError> {
     let (to_write, items) = std::sync::mpsc::sync_channel::<T>(queue);
     std::thread::scope(|scope| {
         let writer = std::thread::Builder::new()
@@ -195,11 +197,11 @@ pub(super) fn write_behind<T: Send, R>(
                 }
                 Ok(())
             })
-            .map_err(|e| Error::io("cannot start a writer thread".into(), &e))?;
+            .map_err(|e| RunError::io("cannot start a writer thread".into(), &e))?;
         let produced = produce(&mut |item| {
             to_write
                 .send(item)
-                .map_err(|_| Error::msg("the output writer stopped"))
+                .map_err(|_| RunError::msg("the output writer stopped"))
         });
         // The end of the output: the writer drains what is queued.
         drop(to_write);

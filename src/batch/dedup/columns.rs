@@ -1,7 +1,7 @@
 //! The output's columns: which fields each CSV row has, in which order,
 //! and the header line that names them.
 
-use crate::batch::Error;
+use crate::batch::RunError;
 
 /// A column of the output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,13 +66,13 @@ impl Default for Columns {
 
 impl Columns {
     /// These columns in this order (an error if empty or one repeats).
-    pub fn new(fields: &[Field]) -> Result<Columns, Error> {
+    pub fn new(fields: &[Field]) -> Result<Columns, RunError> {
         if fields.is_empty() {
-            return Err(Error::msg("no output column given"));
+            return Err(RunError::msg("no output column given"));
         }
         for (i, f) in fields.iter().enumerate() {
             if fields[..i].contains(f) {
-                return Err(Error::msg(format!(
+                return Err(RunError::msg(format!(
                     "output column {} given twice",
                     f.name()
                 )));
@@ -82,7 +82,7 @@ impl Columns {
     }
 
     /// A comma-separated list of column names.
-    pub fn parse(list: &str) -> Result<Columns, Error> {
+    pub fn parse(list: &str) -> Result<Columns, RunError> {
         let fields = list
             .split(',')
             .map(|name| {
@@ -92,13 +92,13 @@ impl Columns {
                     .find(|f| f.name() == name)
                     .ok_or_else(|| {
                         let known: Vec<&str> = Field::ALL.iter().map(|f| f.name()).collect();
-                        Error::msg(format!(
+                        RunError::msg(format!(
                             "no output column {name:?} (the columns: {})",
                             known.join(",")
                         ))
                     })
             })
-            .collect::<Result<Vec<Field>, Error>>()?;
+            .collect::<Result<Vec<Field>, RunError>>()?;
         Columns::new(&fields)
     }
 

@@ -11,7 +11,7 @@ use rayon::prelude::*;
 
 use super::arena::HEAD;
 use super::config::{Config, Order};
-use crate::batch::line::{line_key, reject_input, strip_cr, ChunkLines, Text};
+use crate::batch::line::{line_key, reject_input, strip_cr, ChunkLines, LineText};
 use crate::batch::source::{chunk_size, for_each_line, split_chunks, Batch, Layout};
 use crate::batch::{KeyFn, Reject, Stats};
 use crate::cdx::CdxLayout;
@@ -477,12 +477,12 @@ pub(super) fn key_batch(
             stats.lines = for_each_line(bytes, |line, pos| {
                 line_no += 1;
                 let reason = match lines.text(line, pos) {
-                    Text::Blank => {
+                    LineText::Blank => {
                         stats.blank += 1;
                         return;
                     }
-                    Text::Reject(r) => r,
-                    Text::Text(t) => match line_key(&t, cdx, key) {
+                    LineText::Reject(r) => r,
+                    LineText::Text(t) => match line_key(&t, cdx, key) {
                         Ok(k) => {
                             let ex: &[u8] = match &t {
                                 std::borrow::Cow::Borrowed(_) => strip_cr(line),

@@ -61,6 +61,5 @@ mod whole;
 
 pub use columns::{Columns, Field};
 pub use config::{default_memory, Config, Diagnostics, Order, Summary, Tuning};
-pub use keying::PARTS;
 pub use run::run;
 pub use spill::check_temp_dir;

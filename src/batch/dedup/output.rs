@@ -10,7 +10,7 @@ use super::columns::Field;
 use super::keying::Chunk;
 use super::part::Part;
 use crate::batch::sink::{csv_field, csv_u64, write_behind};
-use crate::batch::Error;
+use crate::batch::RunError;
 
 /// Append to `tape` the partition of each new row of `chunks`, in input
 /// order: what a merge stored in their `fresh` flags (the merge has
@@ -126,8 +126,8 @@ pub(super) fn write_by_origin<P: Added>(
     tape: &[u8],
     piece: usize,
     format: impl Fn(&mut Vec<u8>, &P, usize) + Sync,
-    out: &mut (dyn FnMut(&[u8]) -> Result<(), Error> + Send),
-) -> Result<Written, Error> {
+    out: &mut (dyn FnMut(&[u8]) -> Result<(), RunError> + Send),
+) -> Result<Written, RunError> {
     debug_assert_eq!(tape.len(), parts.iter().map(P::added).sum::<usize>());
     let pieces: Vec<&[u8]> = tape.chunks(piece.max(1)).collect();
     // starts[j][p]: rows of partition p before piece j.
@@ -177,9 +177,9 @@ pub(super) fn write_by_origin<P: Added>(
 /// The writer threads it started: 0 or 1.
 pub(super) fn write_pieces<P: Sync>(
     pieces: &[P],
-    out: &mut (dyn FnMut(&[u8]) -> Result<(), Error> + Send),
+    out: &mut (dyn FnMut(&[u8]) -> Result<(), RunError> + Send),
     fill: impl Fn(&P, &mut Vec<u8>) + Sync,
-) -> Result<usize, Error> {
+) -> Result<usize, RunError> {
     let format = |group: &[P], mut bufs: Vec<Vec<u8>>| -> Vec<Vec<u8>> {
         bufs.resize_with(group.len(), Vec::new);
         group

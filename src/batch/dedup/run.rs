@@ -7,7 +7,7 @@ use super::keying::{key_batch, Spares};
 use super::table::Table;
 use super::whole::Whole;
 use crate::batch::source::{for_each_batch, Format, Item, Layout, LineNumbers, Opened};
-use crate::batch::{Error, KeyFn, Observer, Stats};
+use crate::batch::{KeyFn, Observer, RunError, Stats};
 use crate::cdx::CdxLayout;
 
 /// Deduplicate `inputs` by `key` (on [`Config::pool`]); writes
@@ -40,8 +40,8 @@ pub fn run(
     key: &KeyFn<'_>,
     cfg: &Config,
     obs: &mut (dyn Observer + Send),
-    out: &mut (dyn FnMut(&[u8]) -> Result<(), Error> + Send),
-) -> Result<Summary, Error> {
+    out: &mut (dyn FnMut(&[u8]) -> Result<(), RunError> + Send),
+) -> Result<Summary, RunError> {
     // The run's own loop is on a worker too (as the CLI had it): each step
     // it hands the workers (keying a batch, merging it, writing the rows)
     // then starts on the thread that asks for it, where handing it over
@@ -63,8 +63,8 @@ fn run_here(
     key: &KeyFn<'_>,
     cfg: &Config,
     obs: &mut (dyn Observer + Send),
-    out: &mut (dyn FnMut(&[u8]) -> Result<(), Error> + Send),
-) -> Result<Summary, Error> {
+    out: &mut (dyn FnMut(&[u8]) -> Result<(), RunError> + Send),
+) -> Result<Summary, RunError> {
     let names: Vec<String> = inputs.iter().map(|o| o.name.clone()).collect();
     let mut table = Table::new(cfg);
     let spares = Spares::default();

@@ -18,7 +18,7 @@ use super::keying::{key_hash, PARTS, PART_BITS};
 use super::output::{format_row, shown};
 use super::part::Part;
 use crate::batch::sort::sort_by_fields;
-use crate::batch::{cleanup, Error};
+use crate::batch::{cleanup, RunError};
 
 /// Spill files per partition (by two more bits of the hash), so that the
 /// end of a spilled run holds 1/256 of the distinct keys at a time while
@@ -57,8 +57,8 @@ impl SpillDir {
         self.dir.path().join(format!("sorted-{p:03}"))
     }
 
-    fn err(&self, e: &io::Error) -> Error {
-        Error::io(
+    fn err(&self, e: &io::Error) -> RunError {
+        RunError::io(
             format!(
                 "cannot write to the temporary directory {}",
                 self.dir.path().display()
@@ -69,13 +69,13 @@ impl SpillDir {
 
     /// A new directory in `temp_dir` (default: the system temp
     /// directory), removed on a signal too ([`cleanup::register`]).
-    pub(super) fn create(temp_dir: Option<PathBuf>) -> Result<SpillDir, Error> {
+    pub(super) fn create(temp_dir: Option<PathBuf>) -> Result<SpillDir, RunError> {
         let base = temp_dir.unwrap_or_else(std::env::temp_dir);
         let dir = tempfile::Builder::new()
             .prefix(".irinorm-spill-")
             .tempdir_in(&base)
             .map_err(|e| {
-                Error::io(
+                RunError::io(
                     format!("cannot create a temporary directory in {}", base.display()),
                     &e,
                 )
@@ -95,9 +95,9 @@ impl SpillDir {
         &mut self,
         parts: &mut [Part],
         hasher: &foldhash::fast::FixedState,
-    ) -> Result<(), Error> {
+    ) -> Result<(), RunError> {
         let spill_ref = &*self;
-        let written: Vec<Result<[u64; SPLIT], Error>> = parts
+        let written: Vec<Result<[u64; SPLIT], RunError>> = parts
             .par_iter_mut()
             .enumerate()
             .map(|(p, part)| {
@@ -108,7 +108,7 @@ impl SpillDir {
                 }
                 let mut writers = Vec::with_capacity(SPLIT);
                 if cleanup::stopping() {
-                    return Err(Error::msg("interrupted"));
+                    return Err(RunError::msg("interrupted"));
                 }
                 for sub in 0..SPLIT {
                     let f = std::fs::OpenOptions::new()
@@ -154,10 +154,10 @@ impl SpillDir {
         columns: &Columns,
         max_blocks: usize,
         names: &[Vec<u8>],
-        out: &mut (dyn FnMut(&[u8]) -> Result<(), Error> + Send),
-    ) -> Result<Summary, Error> {
+        out: &mut (dyn FnMut(&[u8]) -> Result<(), RunError> + Send),
+    ) -> Result<Summary, RunError> {
         // Each partition alone: read back, dedup, sort, write a sorted run.
-        let sorted: Vec<Result<u64, Error>> = (0..SPILL_FILES)
+        let sorted: Vec<Result<u64, RunError>> = (0..SPILL_FILES)
             .into_par_iter()
             .map(|p| {
                 if !self.parts[p] {
@@ -166,7 +166,7 @@ impl SpillDir {
                 let path = self.part_path(p);
                 let part = read_back(&path, max_blocks).map_err(|e| match e {
                     ReadBack::Io(e) => self.err(&e),
-                    ReadBack::Full => Error::msg(format!(
+                    ReadBack::Full => RunError::msg(format!(
                         "{}: more distinct keys than one partition can hold",
                         path.display()
                     )),
@@ -467,13 +467,13 @@ impl Ord for Head {
 
 /// Whether `dir` exists and is a directory we could create files in (for a
 /// clear error before a long run).
-pub fn check_temp_dir(dir: &Path) -> Result<(), Error> {
+pub fn check_temp_dir(dir: &Path) -> Result<(), RunError> {
     tempfile::Builder::new()
         .prefix(".irinorm-probe-")
         .tempfile_in(dir)
         .map(drop)
         .map_err(|e| {
-            Error::io(
+            RunError::io(
                 format!("cannot write to the temporary directory {}", dir.display()),
                 &e,
             )

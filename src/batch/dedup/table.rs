@@ -21,7 +21,7 @@ use crate::batch::sink::csv_field;
 use crate::batch::slots::prefetch_bytes;
 use crate::batch::sort::sort_by_fields;
 use crate::batch::source::Batch;
-use crate::batch::Error;
+use crate::batch::RunError;
 
 /// The partitions, and their spill files once the budget is exceeded.
 pub(super) struct Table {
@@ -118,13 +118,13 @@ impl Table {
         cfg: &Config,
         batch: &Batch,
         chunks: &mut [Chunk],
-    ) -> Result<(), Error> {
+    ) -> Result<(), RunError> {
         // The merge reads each partition's entries in a row.
         group(cfg, chunks);
         if !self.room_for(chunks) {
             cfg.on_pool(|| self.spill())?;
             if !self.room_for(chunks) {
-                return Err(Error::msg(format!(
+                return Err(RunError::msg(format!(
                     "a batch of {} bytes holds more keys than one partition can \
                      index (a smaller batch would fit)",
                     batch.bytes
@@ -208,7 +208,7 @@ impl Table {
 
     /// Append every partition's rows to its spill files and free the
     /// tables.
-    fn spill(&mut self) -> Result<(), Error> {
+    fn spill(&mut self) -> Result<(), RunError> {
         if self.spill.is_none() {
             self.spill = Some(SpillDir::create(self.temp_dir.clone())?);
         }
@@ -226,8 +226,8 @@ impl Table {
     pub(super) fn finish(
         mut self,
         names: &[String],
-        out: &mut (dyn FnMut(&[u8]) -> Result<(), Error> + Send),
-    ) -> Result<Summary, Error> {
+        out: &mut (dyn FnMut(&[u8]) -> Result<(), RunError> + Send),
+    ) -> Result<Summary, RunError> {
         out(&self.columns.header())?;
         // The `first_file` fields, quoted once rather than once per row.
         let names: Vec<Vec<u8>> = names
@@ -268,8 +268,8 @@ impl Table {
     fn write_in_memory(
         &self,
         names: &[Vec<u8>],
-        out: &mut (dyn FnMut(&[u8]) -> Result<(), Error> + Send),
-    ) -> Result<Written, Error> {
+        out: &mut (dyn FnMut(&[u8]) -> Result<(), RunError> + Send),
+    ) -> Result<Written, RunError> {
         // `surt`: the key's SURT, where the sort computed it.
         let format = |t: &mut Vec<u8>, p: &Part, r: &Row, surt: Option<&[u8]>| {
             let shown = shown(self.show_surt, p.key(r), surt);

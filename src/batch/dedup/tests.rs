@@ -9,7 +9,7 @@ use super::output::{write_by_origin, PIECE};
 use super::part::Part;
 use super::spill::{read_back, write_spilled, ReadBack};
 use super::*;
-use crate::batch::{Error, Format};
+use crate::batch::{Format, RunError};
 
 /// Partitions whose rows are in origin order, and their tape, as a run
 /// leaves them: origins over three files and split items, spread over
@@ -119,7 +119,7 @@ fn a_failed_write_stops_the_output_with_its_error() {
                 calls += 1;
                 if calls == fail_at {
                     let e = std::io::Error::other("disk full");
-                    return Err(Error::io("cannot write the output".into(), &e));
+                    return Err(RunError::io("cannot write the output".into(), &e));
                 }
                 Ok(())
             },
@@ -211,7 +211,7 @@ fn limited(
     text: &'static [u8],
     order: Order,
     max_blocks: usize,
-) -> Result<(Vec<u8>, Summary), Error> {
+) -> Result<(Vec<u8>, Summary), RunError> {
     let n = crate::Normalizer::new(crate::Options::default());
     let key = super::super::key_fn(super::super::prep::Prep::default(), |s: &str| n.key(s));
     let input =

@@ -41,7 +41,7 @@ use super::output::{
 };
 use crate::batch::slots::{prefetch, prefetch_bytes, Slots};
 use crate::batch::source::Batch;
-use crate::batch::Error;
+use crate::batch::RunError;
 
 /// Entries indexed before [`Whole::rows_in_order`] sizes its table for the
 /// rest of the batch.
@@ -184,8 +184,8 @@ impl Whole {
         columns: &[Field],
         show_surt: bool,
         names: &[Vec<u8>],
-        out: &mut (dyn FnMut(&[u8]) -> Result<(), Error> + Send),
-    ) -> Result<Written, Error> {
+        out: &mut (dyn FnMut(&[u8]) -> Result<(), RunError> + Send),
+    ) -> Result<Written, RunError> {
         let Whole { batch, chunks } = &self;
         let views: Vec<View> = chunks
             .iter()

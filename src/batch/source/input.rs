@@ -10,7 +10,7 @@ use std::fs::File;
 use std::io::{self, Read};
 use std::path::PathBuf;
 
-use crate::batch::Error;
+use crate::batch::RunError;
 
 /// The display name of standard input (as in the `first_file` column).
 pub const STDIN_NAME: &str = "-";
@@ -148,7 +148,7 @@ impl Opened {
 }
 
 /// Open every input (no reading yet): `cannot open NAME: REASON` on failure.
-pub fn open_all(inputs: &[Input]) -> Result<Vec<Opened>, Error> {
+pub fn open_all(inputs: &[Input]) -> Result<Vec<Opened>, RunError> {
     open_each(inputs, Opened::file)
 }
 
@@ -156,14 +156,14 @@ pub fn open_all(inputs: &[Input]) -> Result<Vec<Opened>, Error> {
 pub(super) fn open_each(
     inputs: &[Input],
     file: impl Fn(String, File) -> Opened,
-) -> Result<Vec<Opened>, Error> {
+) -> Result<Vec<Opened>, RunError> {
     inputs
         .iter()
         .map(|input| match input {
             Input::Stdin => Ok(stdin(input.name())),
             Input::Path(p) => File::open(p)
                 .map(|f| file(input.name(), f))
-                .map_err(|e| Error::io(format!("cannot open {}", p.display()), &e)),
+                .map_err(|e| RunError::io(format!("cannot open {}", p.display()), &e)),
         })
         .collect()
 }

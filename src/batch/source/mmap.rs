@@ -10,7 +10,7 @@
 use std::fs::File;
 
 use super::input::{open_each, Input, Opened};
-use crate::batch::Error;
+use crate::batch::RunError;
 
 /// [`open_all`](super::open_all), with every regular file among `inputs` mapped into memory
 /// instead of read (stdin, pipes, devices and a file that cannot be mapped
@@ -27,7 +27,7 @@ use crate::batch::Error;
 /// (undefined behaviour for the `&str`s made of them, and keys stored
 /// under another key's hash). A crawl's finished files, written once and
 /// then read, are what this is for; a log still being written is not.
-pub unsafe fn open_all_mapped(inputs: &[Input]) -> Result<Vec<Opened>, Error> {
+pub unsafe fn open_all_mapped(inputs: &[Input]) -> Result<Vec<Opened>, RunError> {
     // SAFETY: passed on to our caller.
     open_each(inputs, |name, f| unsafe { Opened::mapped(name, f) })
 }

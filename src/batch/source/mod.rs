@@ -57,15 +57,12 @@ mod reader;
 mod records;
 mod stream;
 
-pub use input::{open_all, Input, Opened, Shared, STDIN_NAME};
+pub use input::{open_all, Input, Opened};
 pub use mmap::open_all_mapped;
-pub use pace::Pace;
-pub use reader::{for_each_batch, kept_len, Batch, BatchReader, Data, Item, Upcoming, QUEUE};
-pub use records::{CdxInput, Column, Format, Layout, Rec, RecordFormat, RECORDS_PER_BATCH};
-pub use stream::{open_stream, Utf16Reader, BOM};
+pub use reader::{for_each_batch, kept_len, Batch, Item};
+pub use records::{Column, Format, Layout, Rec, RecordFormat};
+pub use stream::open_stream;
 
 // The chunks and lines of a batch, at the paths the engine has used for
 // them: they live in `batch::scan`.
-pub use super::scan::{
-    chunk_size, count_lines, for_each_line, line_chunks, split_chunks, LineNumbers,
-};
+pub use super::scan::{chunk_size, for_each_line, line_chunks, split_chunks, LineNumbers};

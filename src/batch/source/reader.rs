@@ -21,7 +21,7 @@ use super::records::{
     cdx_start, CdxInput, CountingReader, Format, Layout, NewlineLog, Rec, RECORDS_PER_BATCH,
 };
 use super::stream::{line_charset, open_sized, utf16_of, Stream, BOM};
-use crate::batch::Error;
+use crate::batch::RunError;
 use crate::decode::{self, Charset};
 
 /// Batches read ahead of the workers, per input.
@@ -43,9 +43,9 @@ pub fn for_each_batch(
     charset: Option<Charset>,
     max_line: usize,
     batch_bytes: usize,
-    mut f: impl FnMut(Item, &Upcoming) -> Result<(), Error>,
-) -> Result<(), Error> {
-    let (tx, rx) = mpsc::sync_channel::<Result<Item, Error>>(QUEUE);
+    mut f: impl FnMut(Item, &Upcoming) -> Result<(), RunError>,
+) -> Result<(), RunError> {
+    let (tx, rx) = mpsc::sync_channel::<Result<Item, RunError>>(QUEUE);
     let format = format.clone();
     let reader = std::thread::Builder::new()
         .name("irinorm-read".into())
@@ -66,7 +66,7 @@ pub fn for_each_batch(
                 }
             }
         })
-        .map_err(|e| Error::io("cannot start a reader thread".into(), &e))?;
+        .map_err(|e| RunError::io("cannot start a reader thread".into(), &e))?;
     let upcoming = Upcoming {
         rx,
         next: std::cell::RefCell::new(None),
@@ -84,9 +84,9 @@ pub fn for_each_batch(
 
 /// The items the reader has not handed out yet ([`for_each_batch`]).
 pub struct Upcoming {
-    rx: mpsc::Receiver<Result<Item, Error>>,
+    rx: mpsc::Receiver<Result<Item, RunError>>,
     /// An item taken from the queue by [`Upcoming::ended`], handed out next.
-    next: std::cell::RefCell<Option<Result<Item, Error>>>,
+    next: std::cell::RefCell<Option<Result<Item, RunError>>>,
     /// The batch handed out last said it is the run's last ([`Batch::last`]).
     last: std::cell::Cell<bool>,
 }
@@ -118,7 +118,7 @@ impl Upcoming {
         }
     }
 
-    fn recv(&self) -> Option<Result<Item, Error>> {
+    fn recv(&self) -> Option<Result<Item, RunError>> {
         let taken = self.next.borrow_mut().take();
         let item = taken.or_else(|| self.rx.recv().ok());
         self.last
@@ -137,8 +137,8 @@ fn read_input(
     charset: Option<Charset>,
     (max_line, batch_bytes): (usize, usize),
     spare: &Spare,
-    tx: &mpsc::SyncSender<Result<Item, Error>>,
-) -> Result<bool, Error> {
+    tx: &mpsc::SyncSender<Result<Item, RunError>>,
+) -> Result<bool, RunError> {
     if let (Format::Lines | Format::Cdx(_), Origin::Memory(bytes)) = (format, &opened.origin) {
         let all: &[u8] = (**bytes).as_ref();
         let head = &all[..all.len().min(4)];
@@ -164,7 +164,7 @@ fn read_input(
                 .reusing(spare.take().unwrap_or_default())
                 .sized(size)
                 .paced(pace);
-            let read_err = |e: io::Error| Error::io(format!("cannot read {name}"), &e);
+            let read_err = |e: io::Error| RunError::io(format!("cannot read {name}"), &e);
             let first = reader.next_batch().map_err(read_err)?;
             let mut skipped_lines = 0u64;
             let mut skip = 0;
@@ -178,11 +178,7 @@ fn read_input(
                 }
                 _ => None,
             };
-            if !send(Item::Start {
-                file,
-                layout: None,
-                cdx,
-            }) {
+            if !send(Item::Start { layout: None, cdx }) {
                 return Ok(false);
             }
             let mut more = first.is_some();
@@ -236,7 +232,7 @@ fn read_input(
                 .delimiter(rf.delimiter)
                 .from_reader(counting);
             let line_of = |rec: &ByteRecord| rec.position().map_or(0, |p| lines.line_of(p.byte()));
-            let err = |e: csv::Error| Error::msg(format!("cannot read {name}: {e}"));
+            let err = |e: csv::Error| RunError::msg(format!("cannot read {name}: {e}"));
             let mut first = ByteRecord::new();
             if !rdr.read_byte_record(&mut first).map_err(err)? {
                 return Ok(true);
@@ -260,7 +256,6 @@ fn read_input(
                 base_column,
             };
             if !send(Item::Start {
-                file,
                 layout: Some(layout),
                 cdx: None,
             }) {
@@ -313,8 +308,8 @@ fn slice_input(
     format: &Format,
     charset: Option<Charset>,
     batch_bytes: usize,
-    tx: &mpsc::SyncSender<Result<Item, Error>>,
-) -> Result<bool, Error> {
+    tx: &mpsc::SyncSender<Result<Item, RunError>>,
+) -> Result<bool, RunError> {
     let all: &[u8] = (**bytes).as_ref();
     let mut at = if all.starts_with(BOM) { BOM.len() } else { 0 };
     // A CDX header's bytes count in the first batch's `bytes`.
@@ -329,11 +324,7 @@ fn slice_input(
         }
         _ => None,
     };
-    let start = Item::Start {
-        file,
-        layout: None,
-        cdx,
-    };
+    let start = Item::Start { layout: None, cdx };
     if tx.send(Ok(start)).is_err() {
         return Ok(false);
     }
@@ -371,7 +362,6 @@ fn slice_input(
 /// CSV/TSV input, the field layout of a CDX/CDXJ input.
 pub enum Item {
     Start {
-        file: usize,
         layout: Option<Layout>,
         cdx: Option<CdxInput>,
     },

@@ -10,7 +10,7 @@ use std::io::{self, Read};
 
 use csv::ByteRecord;
 
-use crate::batch::Error;
+use crate::batch::RunError;
 use crate::cdx::{CdxLayout, Format as CdxFormat};
 
 /// How an input is cut into units.
@@ -43,11 +43,11 @@ pub enum Column {
 
 impl Column {
     /// `cut`-style: only digits is a 1-based index, anything else a name.
-    pub fn parse(spec: &str) -> Result<Column, Error> {
+    pub fn parse(spec: &str) -> Result<Column, RunError> {
         if !spec.is_empty() && spec.bytes().all(|b| b.is_ascii_digit()) {
             return match spec.parse::<usize>() {
                 Ok(n) if n >= 1 => Ok(Column::Index(n - 1)),
-                _ => Err(Error::msg(format!(
+                _ => Err(RunError::msg(format!(
                     "column index {spec} out of range (indexes are 1-based)"
                 ))),
             };
@@ -63,10 +63,10 @@ impl Column {
         first: Option<&ByteRecord>,
         header: bool,
         file: &str,
-    ) -> Result<usize, Error> {
+    ) -> Result<usize, RunError> {
         match self {
             Column::Index(i) => match first {
-                Some(r) if *i >= r.len() => Err(Error::msg(format!(
+                Some(r) if *i >= r.len() => Err(RunError::msg(format!(
                     "column {} is beyond the {} fields of {}'s first {}",
                     i + 1,
                     r.len(),
@@ -75,12 +75,12 @@ impl Column {
                 ))),
                 _ => Ok(*i),
             },
-            Column::Name(n) if !header => Err(Error::msg(format!(
+            Column::Name(n) if !header => Err(RunError::msg(format!(
                 "column {n:?} given by name, but the input has no header: give its 1-based index"
             ))),
             Column::Name(n) => first
                 .and_then(|h| h.iter().position(|f| f == n.as_bytes()))
-                .ok_or_else(|| Error::msg(format!("no column {n:?} in the header of {file}"))),
+                .ok_or_else(|| RunError::msg(format!("no column {n:?} in the header of {file}"))),
         }
     }
 }
@@ -181,7 +181,7 @@ pub(super) fn cdx_start(
     f: CdxFormat,
     first: &[u8],
     name: &str,
-) -> Result<(CdxInput, usize), Error> {
+) -> Result<(CdxInput, usize), RunError> {
     let mut layout = CdxLayout::new(f);
     let end = memchr::memchr(b'\n', first).map_or(first.len(), |i| i + 1);
     let line = &first[..end];
@@ -198,7 +198,7 @@ pub(super) fn cdx_start(
     let text = text.trim_end_matches(['\n', '\r']);
     layout
         .header(text)
-        .map_err(|e| Error::msg(format!("{name}: {e}")))?;
+        .map_err(|e| RunError::msg(format!("{name}: {e}")))?;
     let header = Some(text.to_owned());
     Ok((CdxInput { layout, header }, end))
 }

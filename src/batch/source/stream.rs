@@ -9,20 +9,20 @@ use super::input::{Opened, Origin};
 #[cfg(unix)]
 use super::pace::readable_within;
 use super::pace::Pace;
-use crate::batch::Error;
+use crate::batch::RunError;
 use crate::decode::{self, Charset, Compression};
 
 /// The UTF-8 byte-order mark, ignored at the start of an input.
 pub const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// An input as a stream of UTF-8 (or `--encoding`) bytes: decompressed on
-/// the fly, UTF-16 transcoded on the fly ([`Utf16Reader`]); with the charset
+/// the fly, UTF-16 transcoded on the fly (`Utf16Reader`); with the charset
 /// its lines are then in (`None`: UTF-8; a byte-order mark overrides
 /// `charset`).
 pub fn open_stream(
     input: Opened,
     charset: Option<Charset>,
-) -> Result<(Box<dyn Read + Send>, Option<Charset>), Error> {
+) -> Result<(Box<dyn Read + Send>, Option<Charset>), RunError> {
     open_sized(input, charset).map(|s| (s.reader, s.charset))
 }
 
@@ -38,9 +38,9 @@ pub(super) struct Stream {
 }
 
 /// [`open_stream`], with the stream's size if it is known and its pace.
-pub(super) fn open_sized(input: Opened, charset: Option<Charset>) -> Result<Stream, Error> {
+pub(super) fn open_sized(input: Opened, charset: Option<Charset>) -> Result<Stream, RunError> {
     let name = input.name;
-    let err = |e: io::Error| Error::io(format!("cannot read {name}"), &e);
+    let err = |e: io::Error| RunError::io(format!("cannot read {name}"), &e);
     let (pace, left) = match input.origin {
         Origin::File(left) => (Pace::Whole, Some(left)),
         #[cfg(unix)]
