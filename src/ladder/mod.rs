@@ -13,9 +13,13 @@
 #[cfg(target_arch = "x86_64")]
 mod compact;
 mod http;
+pub mod learned;
+pub(crate) mod parts;
 pub mod protocol;
 pub mod scheme;
 pub mod syntax;
+
+pub use protocol::ProtocolRung;
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -85,16 +89,6 @@ pub struct Options {
     /// Apply Unicode NFC to userinfo, path, query and fragment (off by
     /// default: §5.3.2.2 says IRIs already in Unicode MUST NOT be normalized).
     pub nfc: bool,
-}
-
-/// The plug for the protocol rung (§5.3.4).
-///
-/// It receives the scheme-rung key in URI form, already parsed, and returns
-/// the protocol-rung key in URI form: `Cow::Borrowed` when nothing changes.
-/// The returned string must itself be a canonical scheme-rung key (rules
-/// only remove or reorder parts), so that keys stay idempotent.
-pub trait ProtocolRung: Send + Sync {
-    fn apply<'a>(&self, key: &IriRef<'a>) -> Cow<'a, str>;
 }
 
 /// Computes keys: parse → resolve against the base (if any) → ladder → form.
