@@ -20,10 +20,10 @@
 
 use std::borrow::Cow;
 
-use crate::chars::{self, hex_val, HEX_UPPER};
+use crate::chars::{self, HEX_UPPER};
 use crate::error::{Error, ErrorKind, Result};
 use crate::iri::{parse, HostKind, IriRef};
-use crate::ladder::syntax::{decode_pct_char, Out};
+use crate::pct::{decode_pct_char, hex_val, Out};
 
 /// Map an IRI reference to a URI reference (§3.6).
 ///

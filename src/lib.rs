@@ -36,6 +36,7 @@ pub mod host;
 pub mod iri;
 pub mod ladder;
 pub mod learn;
+mod pct;
 pub mod preprocess;
 pub mod resolve;
 mod runs;

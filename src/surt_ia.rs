@@ -217,16 +217,14 @@ fn parse(url: &[u8]) -> Result<Url, String> {
     })
 }
 
-fn hex(b: u8) -> Option<u8> {
-    (b as char).to_digit(16).map(|d| d as u8)
-}
-
 fn unquote(s: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(s.len());
     let mut i = 0;
     while i < s.len() {
         if s[i] == b'%' && i + 2 < s.len() {
-            if let (Some(h), Some(l)) = (hex(s[i + 1]), hex(s[i + 2])) {
+            if let (Some(h), Some(l)) =
+                (crate::pct::hex_val(s[i + 1]), crate::pct::hex_val(s[i + 2]))
+            {
                 out.push(h * 16 + l);
                 i += 3;
                 continue;
