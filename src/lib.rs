@@ -40,6 +40,7 @@ mod pct;
 pub mod preprocess;
 pub mod resolve;
 mod runs;
+mod scheme;
 pub mod surt;
 pub mod surt_ia;
 pub mod web;

@@ -594,11 +594,13 @@ pub fn surt_ia_bytes(input: &[u8]) -> Result<Vec<u8>, String> {
         }
         u.host = Some(h);
     }
-    let default_port = match scheme.to_ascii_lowercase().as_slice() {
-        b"http" => Some(80),
-        b"https" => Some(443),
-        _ => None,
-    };
+    // IA drops the default port of http and https only.
+    let default_port = std::str::from_utf8(&scheme.to_ascii_lowercase())
+        .ok()
+        .and_then(crate::scheme::get)
+        .filter(|r| r.http)
+        .and_then(|r| r.default_port)
+        .and_then(|p| p.parse::<u32>().ok());
     if u.port.is_some() && u.port == default_port {
         u.port = None;
     }

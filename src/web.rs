@@ -441,8 +441,7 @@ impl Spans {
                 if b[n] == b':' {
                     let scheme = String::from_utf8_lossy(&b[..n]).to_ascii_lowercase();
                     file = scheme == "file";
-                    special =
-                        file || matches!(scheme.as_str(), "http" | "https" | "ws" | "wss" | "ftp");
+                    special = crate::scheme::get(&scheme).is_some_and(|r| r.special);
                     sp.scheme = Some(at(0));
                     i = n + 1;
                 }

@@ -278,14 +278,14 @@ fn is_canonical(r: &IriRef<'_>, level: Level) -> bool {
     }
     match r.host_kind() {
         // No authority: only the path, but http(s) and ws(s) need a host.
-        None => !at_scheme || crate::host::host_required(scheme).is_none(),
+        None => !at_scheme || !crate::scheme::get(scheme).is_some_and(|r| r.host_required),
         Some(HostKind::Ipv4) => !path.is_empty() || !at_scheme,
         Some(HostKind::RegName) => {
             if !at_scheme {
                 return true;
             }
             let host = r.host().unwrap_or_default();
-            let dns = crate::host::is_dns_scheme(scheme);
+            let dns = crate::scheme::get(scheme).is_some_and(|r| r.dns_host);
             // An empty path may become "/"; an empty host is an error for
             // some DNS schemes (`host_required`), and kept as it is by the
             // others (`file:///x`).
@@ -337,12 +337,8 @@ fn canonical_rewrite<'a>(r: &IriRef<'a>, level: Level, nfc: bool) -> Result<Cow<
         None => None,
     };
     let rules = scheme.filter(|_| at_scheme).and_then(scheme::rules);
-    let dns = at_scheme && scheme.is_some_and(crate::host::is_dns_scheme);
-    let host_required = if at_scheme {
-        scheme.and_then(crate::host::host_required)
-    } else {
-        None
-    };
+    let dns = rules.is_some_and(|r| r.dns_host);
+    let host_required = rules.filter(|r| r.host_required).map(|r| r.name);
     let mailto = at_scheme && scheme == Some("mailto");
     if let Some(scheme) = host_required {
         if r.host().is_none_or(str::is_empty) {

@@ -387,9 +387,9 @@ impl ProtocolRules {
 }
 
 /// `http`, `https`, `ws`, `wss`: the schemes whose query/path conventions
-/// the query and path rules encode.
+/// the query and path rules encode ([`crate::scheme::Scheme::web_rules`]).
 fn is_web(scheme: &str) -> bool {
-    matches!(scheme, "http" | "https" | "ws" | "wss")
+    crate::scheme::get(scheme).is_some_and(|r| r.web_rules)
 }
 
 fn name_of(param: &str) -> &str {
