@@ -39,8 +39,8 @@
 //! TAB/CR/LF and backslashes are counted per character (the callback reports
 //! them once per place). The callback costs the parser a check per
 //! character, so a line is parsed without it first and again with it only
-//! when its `href` differs (kasztp in process: 903 → 305 ns/line, the bare
-//! parser 290).
+//! when its `href` differs, which keeps web mode close to the bare parser
+//! (BENCHMARKS.md, decision log: web-mode repairs on a second parse).
 //!
 //! # Errors
 //!

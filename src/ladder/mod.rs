@@ -143,8 +143,9 @@ impl Normalizer {
     /// input already is its own key (the common case for clean ASCII URLs).
     pub fn key<'a>(&self, input: &'a str) -> Result<Cow<'a, str>> {
         // By reference: moving the parse result (a `Result` of some 60
-        // bytes, just written field by field) into `key_of` made the CPU
-        // wait for its stores to drain (BENCHMARKS.md §21).
+        // bytes, just written field by field) into `key_of` makes the CPU
+        // wait for its stores to drain (BENCHMARKS.md, decision log: the
+        // parse result by reference).
         let parsed = parse(input);
         let parsed = match &parsed {
             Ok(r) => r,
@@ -235,8 +236,8 @@ fn rewrite<'a>(r: &IriRef<'a>, level: Level, nfc: bool) -> Result<Cow<'a, str>> 
 
 /// `r` is its own key at `level` (syntax or scheme rung, no NFC), decided
 /// from the flags of the scan and a few lengths, without visiting the
-/// components: the common case of a crawl line (57 % of the generated
-/// corpus). `false` only means "not sure": [`canonical_rewrite`] decides,
+/// components: the common case of a crawl line. `false` only means "not
+/// sure": [`canonical_rewrite`] decides,
 /// also every error (a missing host, an overlong DNS label).
 ///
 /// Each condition is a rewrite of `canonical_rewrite` ruled out: case
@@ -262,8 +263,8 @@ fn is_canonical(r: &IriRef<'_>, level: Level) -> bool {
         return false;
     };
     let path = r.path();
-    // A '.' the split saw after a '/' is a dot segment on 99 % of the
-    // lines that have one (`c1m`): the rewrite that removes it decides,
+    // A '.' the split saw after a '/' is nearly always a dot segment on
+    // crawl lines: the rewrite that removes it decides,
     // rather than a search here first (a line without one comes out as it
     // went in). The component scan only assumes one: search.
     if f & flags::PATH_DOT != 0
