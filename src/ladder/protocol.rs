@@ -387,7 +387,7 @@ impl ProtocolRules {
 }
 
 /// `http`, `https`, `ws`, `wss`: the schemes whose query/path conventions
-/// the query and path rules encode ([`crate::scheme::Scheme::web_rules`]).
+/// the query and path rules encode (the scheme table's `web_rules`).
 fn is_web(scheme: &str) -> bool {
     crate::scheme::get(scheme).is_some_and(|r| r.web_rules)
 }

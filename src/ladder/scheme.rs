@@ -24,7 +24,7 @@
 //! | wss | 443 | yes | yes | RFC 6455 §3 |
 //! | ftp | 21 | yes | yes | RFC 1738 §3.2 |
 //!
-//! These facts come from the crate's one scheme table ([`crate::scheme`]).
+//! These facts come from the crate's one scheme table (`crate::scheme`).
 //!
 //! One scheme has a case-insensitive part inside its path: in `mailto:`
 //! (RFC 6068 §2, RFC 5321 §2.4) the domain after the last `@` of each
@@ -37,7 +37,7 @@ use std::borrow::Cow;
 pub use crate::scheme::Scheme as SchemeRules;
 pub use crate::scheme::SCHEMES;
 
-/// The table row for a lowercase scheme ([`crate::scheme::get`]).
+/// The table row for a lowercase scheme (`crate::scheme::get`).
 #[inline]
 pub fn rules(scheme: &str) -> Option<&'static SchemeRules> {
     crate::scheme::get(scheme)
