@@ -20,10 +20,10 @@
 
 use std::borrow::Cow;
 
-use crate::chars::{self, hex_val, HEX_UPPER};
+use crate::chars::{self, HEX_UPPER};
 use crate::error::{Error, ErrorKind, Result};
 use crate::iri::{parse, HostKind, IriRef};
-use crate::ladder::syntax::{decode_pct_char, Out};
+use crate::pct::{decode_pct_char, hex_val, Out};
 
 /// Map an IRI reference to a URI reference (§3.6).
 ///
@@ -53,7 +53,11 @@ pub fn to_uri(input: &str) -> Result<Cow<'_, str>> {
         out.keep(hs);
         let host = &s[hs..he];
         if kind == HostKind::RegName && !host.is_ascii() {
-            if scheme.as_deref().is_some_and(crate::host::is_dns_scheme) {
+            if scheme
+                .as_deref()
+                .and_then(crate::scheme::get)
+                .is_some_and(|r| r.dns_host)
+            {
                 let a = crate::host::domain_to_ascii(host)
                     .map_err(|e| Error::new(hs, ErrorKind::Idna(e.0)))?;
                 out.emit(he, &a);
@@ -125,7 +129,8 @@ pub(crate) fn uri_to_iri<'a>(r: &IriRef<'a>, idn: bool) -> Cow<'a, str> {
     let offset = |part: &str| part.as_ptr() as usize - s.as_ptr() as usize;
     let dns = r
         .scheme()
-        .is_some_and(|sc| crate::host::is_dns_scheme(&sc.to_ascii_lowercase()));
+        .and_then(|sc| crate::scheme::get(&sc.to_ascii_lowercase()))
+        .is_some_and(|r| r.dns_host);
     if let (Some((hs, he)), Some(kind)) = (r.host_range(), r.host_kind()) {
         if let Some(ui) = r.userinfo() {
             let st = offset(ui);

@@ -275,7 +275,7 @@ pub fn encode_query(query: &str, charset: Charset) -> Cow<'_, str> {
 }
 
 fn encode_run(run: &str, enc: &'static Encoding, out: &mut String) {
-    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    const HEX: &[u8; 16] = crate::chars::HEX_UPPER;
     let flush = |buf: &mut Vec<u8>, out: &mut String| {
         for &b in buf.iter() {
             if raw_query_byte(b) {

@@ -111,10 +111,12 @@ mod host;
 #[allow(dead_code)]
 mod iri;
 mod ladder;
+mod pct;
 #[allow(dead_code)]
 mod preprocess;
 mod resolve;
 mod runs;
+mod scheme;
 mod surt_ia;
 
 pub use convert::{to_iri, to_uri};

@@ -397,7 +397,8 @@ fn encode_pass<'a>(cur: Cow<'a, str>, r: &mut Repairs) -> Cow<'a, str> {
     for c in cur.chars() {
         q.step(c);
         if q.needs_encoding(c) {
-            push_pct_utf8(&mut out, c);
+            // §3.3: UTF-8 octets as `%HH`, uppercase hex.
+            crate::chars::push_pct_char(&mut out, c);
             r.pct_encoded_chars += 1;
             changed = true;
         } else {
@@ -408,17 +409,6 @@ fn encode_pass<'a>(cur: Cow<'a, str>, r: &mut Repairs) -> Cow<'a, str> {
         Cow::Owned(out)
     } else {
         cur
-    }
-}
-
-/// §3.3: UTF-8 octets as `%HH`, uppercase hex.
-fn push_pct_utf8(out: &mut String, c: char) {
-    const HEX: &[u8; 16] = b"0123456789ABCDEF";
-    let mut buf = [0u8; 4];
-    for &byte in c.encode_utf8(&mut buf).as_bytes() {
-        out.push('%');
-        out.push(HEX[(byte >> 4) as usize] as char);
-        out.push(HEX[(byte & 15) as usize] as char);
     }
 }
 

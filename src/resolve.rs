@@ -154,8 +154,9 @@ fn dot_segment_at(b: &[u8], i: usize) -> bool {
 /// `/` bytes (a `.` after a `/` or at the start, then a `/` or the end, or
 /// a second `.` and then one); a longer path is searched 16 bytes at a
 /// time ([`next_dot_segment`]). The mask costs a few compares per 16 bytes
-/// and no branch per `.`: the search, called again after each segment, had
-/// stopped at every `.` of `/a.html` to look around it (BENCHMARKS.md §27).
+/// and no branch per `.`, where a search called again after each segment
+/// stops at every `.` of `/a.html` to look around it (BENCHMARKS.md,
+/// decision log: dot segments as a mask).
 struct DotSegments<'a> {
     b: &'a [u8],
     mask: Option<u64>,
@@ -335,9 +336,8 @@ fn rfc_steps(path: &str, out: &mut String) {
 /// the steps of [`remove_dot_segments_from`], but copying from `path` and
 /// finding its dot segments in `path` ([`DotSegments`]), not in the bytes
 /// just written. Read back at once, those stall the 16-byte loads of a
-/// search (stores not yet drained forward to no wider load): `perf
-/// annotate` put a third of the search's samples on that load
-/// (BENCHMARKS.md §26).
+/// search (stores not yet drained forward to no wider load; BENCHMARKS.md,
+/// decision log: search the source, not the output).
 pub(crate) fn push_without_dot_segments(out: &mut String, path: &str) {
     let b = path.as_bytes();
     assert!(b.first() == Some(&b'/'), "not an absolute path");

@@ -217,16 +217,14 @@ fn parse(url: &[u8]) -> Result<Url, String> {
     })
 }
 
-fn hex(b: u8) -> Option<u8> {
-    (b as char).to_digit(16).map(|d| d as u8)
-}
-
 fn unquote(s: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(s.len());
     let mut i = 0;
     while i < s.len() {
         if s[i] == b'%' && i + 2 < s.len() {
-            if let (Some(h), Some(l)) = (hex(s[i + 1]), hex(s[i + 2])) {
+            if let (Some(h), Some(l)) =
+                (crate::pct::hex_val(s[i + 1]), crate::pct::hex_val(s[i + 2]))
+            {
                 out.push(h * 16 + l);
                 i += 3;
                 continue;
@@ -596,11 +594,13 @@ pub fn surt_ia_bytes(input: &[u8]) -> Result<Vec<u8>, String> {
         }
         u.host = Some(h);
     }
-    let default_port = match scheme.to_ascii_lowercase().as_slice() {
-        b"http" => Some(80),
-        b"https" => Some(443),
-        _ => None,
-    };
+    // IA drops the default port of http and https only.
+    let default_port = std::str::from_utf8(&scheme.to_ascii_lowercase())
+        .ok()
+        .and_then(crate::scheme::get)
+        .filter(|r| r.http)
+        .and_then(|r| r.default_port)
+        .and_then(|p| p.parse::<u32>().ok());
     if u.port.is_some() && u.port == default_port {
         u.port = None;
     }

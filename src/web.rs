@@ -39,8 +39,8 @@
 //! TAB/CR/LF and backslashes are counted per character (the callback reports
 //! them once per place). The callback costs the parser a check per
 //! character, so a line is parsed without it first and again with it only
-//! when its `href` differs (kasztp in process: 903 → 305 ns/line, the bare
-//! parser 290).
+//! when its `href` differs, which keeps web mode close to the bare parser
+//! (BENCHMARKS.md, decision log: web-mode repairs on a second parse).
 //!
 //! # Errors
 //!
@@ -441,8 +441,7 @@ impl Spans {
                 if b[n] == b':' {
                     let scheme = String::from_utf8_lossy(&b[..n]).to_ascii_lowercase();
                     file = scheme == "file";
-                    special =
-                        file || matches!(scheme.as_str(), "http" | "https" | "ws" | "wss" | "ftp");
+                    special = crate::scheme::get(&scheme).is_some_and(|r| r.special);
                     sp.scheme = Some(at(0));
                     i = n + 1;
                 }

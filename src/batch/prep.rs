@@ -74,8 +74,7 @@ pub struct Prep {
 /// True if `s` starts with a scheme (RFC 3986 §3.1) equal to `http` or
 /// `https`, ASCII case-insensitively.
 pub fn is_http(s: &str) -> bool {
-    scheme_of(s)
-        .is_some_and(|sc| sc.eq_ignore_ascii_case("http") || sc.eq_ignore_ascii_case("https"))
+    scheme_of(s).is_some_and(|sc| crate::scheme::get_ignore_case(sc).is_some_and(|r| r.http))
 }
 
 /// The scheme of `s`, if it has one: `ALPHA *( ALPHA / DIGIT / "+" / "-" /

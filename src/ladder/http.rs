@@ -26,6 +26,7 @@ use super::{compact, syntax::recycle};
 use crate::error::{Error, ErrorKind, Result};
 use crate::iri::{flags, HostKind, IriRef};
 use crate::resolve::{push_without_dot_segments, remove_dot_segments_from};
+use crate::scheme::{FILE, HTTP, HTTPS};
 
 /// The lowercase scheme of `s` (of `scheme_len` bytes) when it is `http`,
 /// `https` or `file` in any case, and whether it names a DNS host.
@@ -35,9 +36,9 @@ fn known_scheme(s: &[u8], scheme_len: usize) -> Option<(&'static str, bool)> {
     // of no other byte than their uppercase.
     let word = u32::from_le_bytes(s.get(..4)?.try_into().ok()?) | 0x2020_2020;
     match (word.to_le_bytes(), scheme_len) {
-        (w, 4) if w == *b"http" => Some(("http", true)),
-        (w, 5) if w == *b"http" && s[4] | 0x20 == b's' => Some(("https", true)),
-        (w, 4) if w == *b"file" => Some(("file", false)),
+        (w, 4) if w == *b"http" => Some((HTTP.name, HTTP.dns_host)),
+        (w, 5) if w == *b"http" && s[4] | 0x20 == b's' => Some((HTTPS.name, HTTPS.dns_host)),
+        (w, 4) if w == *b"file" => Some((FILE.name, FILE.dns_host)),
         _ => None,
     }
 }

@@ -13,9 +13,13 @@
 #[cfg(target_arch = "x86_64")]
 mod compact;
 mod http;
+pub mod learned;
+pub(crate) mod parts;
 pub mod protocol;
 pub mod scheme;
 pub mod syntax;
+
+pub use protocol::ProtocolRung;
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -87,16 +91,6 @@ pub struct Options {
     pub nfc: bool,
 }
 
-/// The plug for the protocol rung (§5.3.4).
-///
-/// It receives the scheme-rung key in URI form, already parsed, and returns
-/// the protocol-rung key in URI form: `Cow::Borrowed` when nothing changes.
-/// The returned string must itself be a canonical scheme-rung key (rules
-/// only remove or reorder parts), so that keys stay idempotent.
-pub trait ProtocolRung: Send + Sync {
-    fn apply<'a>(&self, key: &IriRef<'a>) -> Cow<'a, str>;
-}
-
 /// Computes keys: parse → resolve against the base (if any) → ladder → form.
 #[derive(Clone, Default)]
 pub struct Normalizer {
@@ -149,8 +143,9 @@ impl Normalizer {
     /// input already is its own key (the common case for clean ASCII URLs).
     pub fn key<'a>(&self, input: &'a str) -> Result<Cow<'a, str>> {
         // By reference: moving the parse result (a `Result` of some 60
-        // bytes, just written field by field) into `key_of` made the CPU
-        // wait for its stores to drain (BENCHMARKS.md §21).
+        // bytes, just written field by field) into `key_of` makes the CPU
+        // wait for its stores to drain (BENCHMARKS.md, decision log: the
+        // parse result by reference).
         let parsed = parse(input);
         let parsed = match &parsed {
             Ok(r) => r,
@@ -241,8 +236,8 @@ fn rewrite<'a>(r: &IriRef<'a>, level: Level, nfc: bool) -> Result<Cow<'a, str>> 
 
 /// `r` is its own key at `level` (syntax or scheme rung, no NFC), decided
 /// from the flags of the scan and a few lengths, without visiting the
-/// components: the common case of a crawl line (57 % of the generated
-/// corpus). `false` only means "not sure": [`canonical_rewrite`] decides,
+/// components: the common case of a crawl line. `false` only means "not
+/// sure": [`canonical_rewrite`] decides,
 /// also every error (a missing host, an overlong DNS label).
 ///
 /// Each condition is a rewrite of `canonical_rewrite` ruled out: case
@@ -268,8 +263,8 @@ fn is_canonical(r: &IriRef<'_>, level: Level) -> bool {
         return false;
     };
     let path = r.path();
-    // A '.' the split saw after a '/' is a dot segment on 99 % of the
-    // lines that have one (`c1m`): the rewrite that removes it decides,
+    // A '.' the split saw after a '/' is nearly always a dot segment on
+    // crawl lines: the rewrite that removes it decides,
     // rather than a search here first (a line without one comes out as it
     // went in). The component scan only assumes one: search.
     if f & flags::PATH_DOT != 0
@@ -284,14 +279,14 @@ fn is_canonical(r: &IriRef<'_>, level: Level) -> bool {
     }
     match r.host_kind() {
         // No authority: only the path, but http(s) and ws(s) need a host.
-        None => !at_scheme || crate::host::host_required(scheme).is_none(),
+        None => !at_scheme || !crate::scheme::get(scheme).is_some_and(|r| r.host_required),
         Some(HostKind::Ipv4) => !path.is_empty() || !at_scheme,
         Some(HostKind::RegName) => {
             if !at_scheme {
                 return true;
             }
             let host = r.host().unwrap_or_default();
-            let dns = crate::host::is_dns_scheme(scheme);
+            let dns = crate::scheme::get(scheme).is_some_and(|r| r.dns_host);
             // An empty path may become "/"; an empty host is an error for
             // some DNS schemes (`host_required`), and kept as it is by the
             // others (`file:///x`).
@@ -343,12 +338,8 @@ fn canonical_rewrite<'a>(r: &IriRef<'a>, level: Level, nfc: bool) -> Result<Cow<
         None => None,
     };
     let rules = scheme.filter(|_| at_scheme).and_then(scheme::rules);
-    let dns = at_scheme && scheme.is_some_and(crate::host::is_dns_scheme);
-    let host_required = if at_scheme {
-        scheme.and_then(crate::host::host_required)
-    } else {
-        None
-    };
+    let dns = rules.is_some_and(|r| r.dns_host);
+    let host_required = rules.filter(|r| r.host_required).map(|r| r.name);
     let mailto = at_scheme && scheme == Some("mailto");
     if let Some(scheme) = host_required {
         if r.host().is_none_or(str::is_empty) {
@@ -482,7 +473,7 @@ fn general_path<'a>(
     r: &IriRef<'a>,
     pe: usize,
     mailto: bool,
-    rules: Option<&scheme::SchemeRules>,
+    rules: Option<&crate::scheme::Scheme>,
     nfc: bool,
 ) {
     let raw_path = r.path();

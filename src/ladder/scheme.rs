@@ -24,6 +24,8 @@
 //! | wss | 443 | yes | yes | RFC 6455 §3 |
 //! | ftp | 21 | yes | yes | RFC 1738 §3.2 |
 //!
+//! These facts come from the crate's one scheme table (`crate::scheme`).
+//!
 //! One scheme has a case-insensitive part inside its path: in `mailto:`
 //! (RFC 6068 §2, RFC 5321 §2.4) the domain after the last `@` of each
 //! address is case-insensitive, the local part is not:
@@ -31,62 +33,27 @@
 
 use std::borrow::Cow;
 
-/// One row of the scheme table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SchemeRules {
-    pub name: &'static str,
-    pub default_port: &'static str,
-    pub empty_path_is_slash: bool,
-}
+use crate::scheme::Scheme;
 
-/// The documented scheme table (see the module docs).
-pub const SCHEMES: &[SchemeRules] = &[
-    SchemeRules {
-        name: "http",
-        default_port: "80",
-        empty_path_is_slash: true,
-    },
-    SchemeRules {
-        name: "https",
-        default_port: "443",
-        empty_path_is_slash: true,
-    },
-    SchemeRules {
-        name: "ws",
-        default_port: "80",
-        empty_path_is_slash: true,
-    },
-    SchemeRules {
-        name: "wss",
-        default_port: "443",
-        empty_path_is_slash: true,
-    },
-    SchemeRules {
-        name: "ftp",
-        default_port: "21",
-        empty_path_is_slash: true,
-    },
-];
-
-/// The table row for a lowercase scheme.
+/// The table row for a lowercase scheme (`crate::scheme::get`).
 #[inline]
-pub fn rules(scheme: &str) -> Option<&'static SchemeRules> {
-    SCHEMES.iter().find(|r| r.name == scheme)
+pub fn rules(scheme: &str) -> Option<&'static Scheme> {
+    crate::scheme::get(scheme)
 }
 
 /// The port as the scheme rung writes it: `None` to drop it (with its `:`).
 /// Empty ports are dropped for every scheme (RFC 3986 §3.2.3); numeric rules
-/// only for schemes in the table.
-pub(crate) fn port<'p>(rules: Option<&SchemeRules>, port: &'p str) -> Option<&'p str> {
+/// only for schemes with a default port in the table.
+pub(crate) fn port<'p>(rules: Option<&Scheme>, port: &'p str) -> Option<&'p str> {
     if port.is_empty() {
         return None;
     }
-    let Some(rules) = rules else {
+    let Some(default_port) = rules.and_then(|r| r.default_port) else {
         return Some(port);
     };
     let trimmed = port.trim_start_matches('0');
     let value = if trimmed.is_empty() { "0" } else { trimmed };
-    if value == rules.default_port {
+    if value == default_port {
         None
     } else {
         Some(value)

@@ -31,160 +31,25 @@
 //! let l = Learned::from_csv(csv.as_bytes()).unwrap();
 //! assert_eq!(l.rules().count(), 1);
 //! ```
+//!
+//! The rules are applied by the ladder ([`crate::ladder::learned`]); this
+//! module and [`digest`] only produce them.
 
 pub mod digest;
+pub mod records;
 
-use std::collections::{BTreeMap, HashMap};
-use std::fmt;
+use std::collections::BTreeMap;
 use std::io::Read;
 
 use crate::iri::{parse, HostKind};
-use crate::ladder::protocol::{Parts, INDEX_NAMES};
+use crate::ladder::learned::{host_port, segment_kind, ContentRule, ContentRules};
+use crate::ladder::parts::{Parts, INDEX_NAMES};
 use crate::ladder::{key, Level};
+
+pub use crate::ladder::learned::{Change, Contradiction, Learned, LearnedRule, PathKind};
 
 /// Default number of agreeing observations needed to learn a rule.
 pub const MIN_EVIDENCE: usize = 3;
-
-/// How a redirect's target differs from its source (scheme-rung keys).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Change {
-    /// `/data` → `/data/`
-    SlashAdded,
-    /// `/data/` → `/data`
-    SlashRemoved,
-    /// `h.example` → `www.h.example`
-    WwwAdded,
-    /// `www.h.example` → `h.example`
-    WwwRemoved,
-    /// `http:` → `https:`, everything else equal (no explicit port).
-    HttpsUpgrade,
-    /// `https:` → `http:`; never learned, only contradicts an upgrade.
-    HttpsDowngrade,
-    /// `/d/` → `/d/index.html`
-    IndexAdded,
-    /// `/d/index.html` → `/d/`
-    IndexRemoved,
-    /// Anything else (several differences, no difference, unparsable).
-    Other,
-}
-
-impl Change {
-    pub fn name(self) -> &'static str {
-        match self {
-            Change::SlashAdded => "slash-added",
-            Change::SlashRemoved => "slash-removed",
-            Change::WwwAdded => "www-added",
-            Change::WwwRemoved => "www-removed",
-            Change::HttpsUpgrade => "https-upgrade",
-            Change::HttpsDowngrade => "https-downgrade",
-            Change::IndexAdded => "index-added",
-            Change::IndexRemoved => "index-removed",
-            Change::Other => "other",
-        }
-    }
-
-    /// Changes of one family contradict each other.
-    fn family(self) -> u8 {
-        match self {
-            Change::SlashAdded | Change::SlashRemoved => 0,
-            Change::WwwAdded | Change::WwwRemoved => 1,
-            Change::HttpsUpgrade | Change::HttpsDowngrade => 2,
-            Change::IndexAdded | Change::IndexRemoved => 3,
-            Change::Other => 4,
-        }
-    }
-}
-
-impl Change {
-    /// The change of a [`Change::name`].
-    pub fn from_name(s: &str) -> Option<Change> {
-        [
-            Change::SlashAdded,
-            Change::SlashRemoved,
-            Change::WwwAdded,
-            Change::WwwRemoved,
-            Change::HttpsUpgrade,
-            Change::HttpsDowngrade,
-            Change::IndexAdded,
-            Change::IndexRemoved,
-            Change::Other,
-        ]
-        .into_iter()
-        .find(|c| c.name() == s)
-    }
-}
-
-impl fmt::Display for Change {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// Which paths a learned rule covers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum PathKind {
-    /// Every path (host and scheme rules).
-    Any,
-    /// Last segment (before a trailing slash, for slash-removed) has no `.`.
-    NoExtension,
-    /// Last segment has a `.`.
-    Extension,
-    /// The directory index of this name (one of [`INDEX_NAMES`]).
-    Index(&'static str),
-}
-
-impl fmt::Display for PathKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            PathKind::Any => f.write_str("any"),
-            PathKind::NoExtension => f.write_str("no-extension"),
-            PathKind::Extension => f.write_str("extension"),
-            PathKind::Index(n) => write!(f, "index:{n}"),
-        }
-    }
-}
-
-/// One learned rule.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LearnedRule {
-    /// Host (and `:port` if any) as in the scheme-rung key.
-    pub host: String,
-    pub change: Change,
-    pub path_kind: PathKind,
-    /// Agreeing observations.
-    pub support: usize,
-}
-
-/// A host whose observations disagree, with every observation of the family.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Contradiction {
-    pub host: String,
-    pub observations: Vec<(Change, PathKind, usize)>,
-}
-
-/// Rules learned from a redirect log; apply with
-/// [`ProtocolRules::new`](crate::ladder::protocol::ProtocolRules::new).
-#[derive(Debug, Clone, Default)]
-pub struct Learned {
-    by_host: HashMap<String, Vec<LearnedRule>>,
-    contradictions: Vec<Contradiction>,
-    counts: BTreeMap<Change, usize>,
-    rows: usize,
-    /// Rules learned from content digests ([`digest`]).
-    content: digest::ContentRules,
-}
-
-fn segment_kind(seg: &str) -> PathKind {
-    if seg.contains('.') {
-        PathKind::Extension
-    } else {
-        PathKind::NoExtension
-    }
-}
-
-fn host_port(p: &Parts<'_>) -> String {
-    format!("{}{}", p.host, p.port)
-}
 
 /// Classify the redirect `from` → `to` (any spellings; compared as
 /// scheme-rung keys without fragments). Returns the change, the path kind
@@ -357,7 +222,7 @@ impl Learned {
             }
         }
         // One candidate on both sides: support and contradictions add up.
-        let mut content: BTreeMap<_, digest::ContentRule> = BTreeMap::new();
+        let mut content: BTreeMap<_, ContentRule> = BTreeMap::new();
         for c in self
             .content
             .candidates()
@@ -379,7 +244,7 @@ impl Learned {
         let mut learned = Learned {
             counts,
             rows: self.rows + other.rows,
-            content: digest::ContentRules::from_candidates(content),
+            content: ContentRules::from_candidates(content),
             ..Learned::default()
         };
         learned.decide(obs, 1);
@@ -459,118 +324,6 @@ impl Learned {
             }
         }
         learned.by_host = rules.into_iter().filter(|(_, v)| !v.is_empty()).collect();
-    }
-
-    /// The learned rules, sorted by host.
-    pub fn rules(&self) -> impl Iterator<Item = LearnedRule> + '_ {
-        let mut hosts: Vec<&String> = self.by_host.keys().collect();
-        hosts.sort();
-        hosts
-            .into_iter()
-            .flat_map(move |h| self.by_host[h].iter().cloned())
-    }
-
-    /// Hosts set aside because their observations disagree.
-    pub fn contradictions(&self) -> &[Contradiction] {
-        &self.contradictions
-    }
-
-    /// Observations per change (including [`Change::Other`]).
-    pub fn counts(&self) -> &BTreeMap<Change, usize> {
-        &self.counts
-    }
-
-    /// Redirect pairs read.
-    pub fn rows(&self) -> usize {
-        self.rows
-    }
-
-    fn find(&self, host: &str, change: Change) -> Option<&LearnedRule> {
-        self.by_host.get(host)?.iter().find(|r| r.change == change)
-    }
-
-    fn find_kind(&self, host: &str, change: Change, kind: PathKind) -> bool {
-        self.by_host
-            .get(host)
-            .is_some_and(|v| v.iter().any(|r| r.change == change && r.path_kind == kind))
-    }
-
-    /// Apply the learned rules to the parts of a key; `true` if changed.
-    /// Order: scheme (https), host (`www.`), then the path rules of the
-    /// resulting host: index, then slash.
-    pub(crate) fn apply(&self, p: &mut Parts<'_>) -> bool {
-        if !p.has_authority {
-            return false;
-        }
-        // Content rules first: they are keyed by the key's own origin.
-        let mut changed = self.content.apply(p);
-        if self.by_host.is_empty() {
-            return changed;
-        }
-        if p.scheme == "http"
-            && p.port.is_empty()
-            && self.find(&host_port(p), Change::HttpsUpgrade).is_some()
-        {
-            p.scheme = "https".into();
-            changed = true;
-        }
-        if p.host_kind == Some(HostKind::RegName) {
-            if !p.host.starts_with("www.") && self.find(&host_port(p), Change::WwwAdded).is_some() {
-                p.host = format!("www.{}", p.host).into();
-                changed = true;
-            }
-            // `www.` removal may chain (www.www.h → www.h → h); run it out.
-            while self.find(&host_port(p), Change::WwwRemoved).is_some() {
-                match p.host.strip_prefix("www.") {
-                    Some(rest) if !rest.is_empty() => {
-                        p.host = rest.to_owned().into();
-                        changed = true;
-                    }
-                    _ => break,
-                }
-            }
-        }
-        let host = host_port(p);
-        let Some(rules) = self.by_host.get(&host) else {
-            return changed;
-        };
-        if !p.path.starts_with('/') {
-            return changed;
-        }
-        for r in rules {
-            if let (Change::IndexRemoved, PathKind::Index(n)) = (r.change, r.path_kind) {
-                if let Some(dir) = p.path.strip_suffix(n) {
-                    if dir.ends_with('/') {
-                        p.path = dir.to_owned().into();
-                        changed = true;
-                        break;
-                    }
-                }
-            }
-        }
-        for r in rules {
-            if let (Change::IndexAdded, PathKind::Index(n)) = (r.change, r.path_kind) {
-                if p.path.ends_with('/') {
-                    p.path = format!("{}{n}", p.path).into();
-                    changed = true;
-                }
-            }
-        }
-        let path = &*p.path;
-        if let Some(dir) = path.strip_suffix('/') {
-            let seg = &dir[dir.rfind('/').map_or(0, |i| i + 1)..];
-            if !seg.is_empty() && self.find_kind(&host, Change::SlashRemoved, segment_kind(seg)) {
-                p.path = dir.to_owned().into();
-                changed = true;
-            }
-        } else {
-            let seg = &path[path.rfind('/').map_or(0, |i| i + 1)..];
-            if !seg.is_empty() && self.find_kind(&host, Change::SlashAdded, segment_kind(seg)) {
-                p.path = format!("{path}/").into();
-                changed = true;
-            }
-        }
-        changed
     }
 }
 
