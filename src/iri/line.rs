@@ -151,8 +151,8 @@ pub(super) fn split<'a, B: Bits, L: Low>(
         flags |= HOST_NON_ASCII;
     }
     // Sliced only when it may be an IPv4 address: slicing a `str` is a
-    // call, around which the vector registers of the masks were saved and
-    // reloaded (BENCHMARKS.md §21).
+    // call, around which the vector registers of the masks are saved and
+    // reloaded.
     let host_kind = if b.get(auth_start).is_some_and(u8::is_ascii_digit)
         && host::is_ipv4address(&input[auth_start..host_end])
     {

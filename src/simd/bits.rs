@@ -20,6 +20,7 @@ pub(crate) trait Bits:
     const ZERO: Self;
     fn trailing_zeros(self) -> u32;
     /// The mask whose 64-bit word `k` (from the lowest) is `word(k)`.
+    #[cfg(all(target_arch = "x86_64", not(irinorm_portable)))]
     fn from_words(word: impl Fn(usize) -> u64) -> Self;
 }
 
@@ -32,6 +33,7 @@ macro_rules! bits {
             fn trailing_zeros(self) -> u32 {
                 <$t>::trailing_zeros(self)
             }
+            #[cfg(all(target_arch = "x86_64", not(irinorm_portable)))]
             #[inline(always)]
             fn from_words($word: impl Fn(usize) -> u64) -> Self {
                 $words
@@ -136,6 +138,7 @@ impl std::ops::Shr<u32> for U256 {
     }
 }
 
+#[cfg(all(target_arch = "x86_64", not(irinorm_portable)))]
 impl U256 {
     /// 64-bit word `k` (from the lowest).
     #[inline(always)]
@@ -157,6 +160,7 @@ impl U256 {
 impl Bits for U256 {
     const WIDTH: usize = 256;
     const ZERO: Self = U256 { lo: 0, hi: 0 };
+    #[cfg(all(target_arch = "x86_64", not(irinorm_portable)))]
     #[inline(always)]
     fn from_words(word: impl Fn(usize) -> u64) -> Self {
         U256 {
@@ -175,10 +179,12 @@ impl Bits for U256 {
 }
 
 /// Masks of twice the width from those of a line's two halves.
+#[cfg(all(target_arch = "x86_64", not(irinorm_portable)))]
 pub(crate) trait Join<H>: Sized {
     fn join(lo: H, hi: H) -> Self;
 }
 
+#[cfg(all(target_arch = "x86_64", not(irinorm_portable)))]
 impl Join<u64> for u128 {
     #[inline(always)]
     fn join(lo: u64, hi: u64) -> Self {
@@ -186,6 +192,7 @@ impl Join<u64> for u128 {
     }
 }
 
+#[cfg(all(target_arch = "x86_64", not(irinorm_portable)))]
 impl Join<u128> for U256 {
     #[inline(always)]
     fn join(lo: u128, hi: u128) -> Self {

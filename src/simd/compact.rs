@@ -113,7 +113,7 @@ impl Mask for U256 {
 }
 
 /// The parse's "bits `0..n`" with `bzhi`, one instruction a word and no
-/// branch (a branch on the length here was a third of the samples).
+/// branch (a branch on the length here is a costly mispredict).
 #[inline(always)]
 fn bmi2() -> Bmi2 {
     // SAFETY: only called from functions that enable BMI2 (`compact_with`,

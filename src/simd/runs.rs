@@ -22,18 +22,20 @@
 
 #[cfg(all(target_arch = "x86_64", not(irinorm_portable)))]
 use super::detect::Ssse3;
-use crate::chars::{self, S_FRAGMENT, S_HASH, S_HYPHEN, S_REG_NAME, S_UPPER};
+use crate::chars::{self, S_FRAGMENT, S_REG_NAME};
 
 /// [`chars::SCAN`], for the tables built at compile time.
 const SCAN: [u16; 256] = chars::build_scan();
 
 /// The nibble tables of the class whose [`chars::SCAN`] bit is `ok`.
+#[cfg(any(test, all(target_arch = "x86_64", not(irinorm_portable))))]
 #[derive(Clone, Copy)]
 struct Nibbles {
     lo: [u8; 16],
     hi: [u8; 16],
 }
 
+#[cfg(any(test, all(target_arch = "x86_64", not(irinorm_portable))))]
 const fn nibbles(ok: u16) -> Nibbles {
     let mut n = Nibbles {
         lo: [0; 16],
@@ -55,10 +57,11 @@ const fn nibbles(ok: u16) -> Nibbles {
 }
 
 /// A component class: the tables of its bit, and whether the run's
-/// [`S_UPPER`], [`S_HYPHEN`], [`S_HASH`] bits are wanted.
+/// [`S_UPPER`](chars::S_UPPER), [`S_HYPHEN`](chars::S_HYPHEN), [`S_HASH`](chars::S_HASH) bits are wanted.
 pub(crate) struct Class {
     ok: u16,
     acc: bool,
+    #[cfg(any(test, all(target_arch = "x86_64", not(irinorm_portable))))]
     tables: Nibbles,
 }
 
@@ -73,6 +76,7 @@ impl Class {
         Class {
             ok,
             acc,
+            #[cfg(any(test, all(target_arch = "x86_64", not(irinorm_portable))))]
             tables: nibbles(ok),
         }
     }
@@ -95,8 +99,8 @@ impl Class {
 pub(crate) trait Runs: Copy {
     /// Where the run of bytes of `class` in `b[i..end]` stops (`end` if it
     /// does not), and the OR of the [`chars::SCAN`] entries of its bytes
-    /// when the class accumulates them (only the [`S_UPPER`],
-    /// [`S_HYPHEN`], [`S_HASH`] bits are meaningful).
+    /// when the class accumulates them (only the [`S_UPPER`](chars::S_UPPER),
+    /// [`S_HYPHEN`](chars::S_HYPHEN), [`S_HASH`](chars::S_HASH) bits are meaningful).
     fn run(self, b: &[u8], i: usize, end: usize, class: &Class) -> (usize, u32);
 }
 
@@ -180,10 +184,11 @@ pub(crate) fn scalar_run(b: &[u8], mut i: usize, end: usize, class: &Class) -> (
 #[cfg(all(target_arch = "x86_64", not(irinorm_portable)))]
 mod x86 {
     use super::*;
+    use crate::chars::{S_HASH, S_HYPHEN, S_UPPER};
     use std::arch::x86_64::*;
 
     /// Bits of the 16 bytes of `v` outside the class (bit k: byte k), and
-    /// their [`S_UPPER`] / [`S_HYPHEN`] / [`S_HASH`] bits as masks.
+    /// their [`S_UPPER`](chars::S_UPPER) / [`S_HYPHEN`](chars::S_HYPHEN) / [`S_HASH`](chars::S_HASH) bits as masks.
     ///
     /// These functions are `inline(always)` rather than
     /// `target_feature(enable = "ssse3")`, so that they melt into the
@@ -201,7 +206,7 @@ mod x86 {
         }
     }
 
-    /// The [`S_UPPER`], [`S_HYPHEN`] and [`S_HASH`] bits of the bytes of
+    /// The [`S_UPPER`](chars::S_UPPER), [`S_HYPHEN`](chars::S_HYPHEN) and [`S_HASH`](chars::S_HASH) bits of the bytes of
     /// `v` whose bit is set in `taken` (after shifting the masks right by
     /// `shift`, as [`plain_run`] does with the class bits).
     #[inline(always)]
@@ -290,6 +295,7 @@ pub(crate) static REG_NAME: Class = Class::new(S_REG_NAME, true);
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chars::{S_HASH, S_HYPHEN, S_UPPER};
     use proptest::prelude::*;
 
     const CLASSES: [&Class; 5] = [&PATH, &QUERY, &FRAGMENT, &USERINFO, &REG_NAME];
