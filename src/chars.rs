@@ -47,8 +47,6 @@ pub const QUERY: u16 = PCHAR | SLASH | QMARK;
 pub const FRAGMENT: u16 = QUERY | HASH;
 /// `scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )`.
 pub const SCHEME: u16 = ALPHA | DIGIT | SCHEME_MARK;
-/// `IPvFuture` tail: `unreserved / sub-delims / ":"`.
-pub const IPV_FUTURE: u16 = USERINFO;
 
 pub(crate) const fn build() -> [u16; 256] {
     let mut t = [0u16; 256];
@@ -103,14 +101,18 @@ const fn allowed(mask: u16) -> [u8; 256] {
 
 /// 1 for the ASCII bytes a component admits raw (no `%`, no non-ASCII):
 /// one table per rule, so a validation loop can check 8 bytes per branch.
+#[cfg(any(test, fuzzing))]
 pub static PATH_OK: [u8; 256] = allowed(PATH);
 /// See [`PATH_OK`]: `iquery` without `iprivate`/`ucschar`/`pct-form`.
 pub static QUERY_OK: [u8; 256] = allowed(QUERY);
 /// See [`PATH_OK`]: `ifragment`.
+#[cfg(any(test, fuzzing))]
 pub static FRAGMENT_OK: [u8; 256] = allowed(FRAGMENT);
 /// See [`PATH_OK`]: `iuserinfo`.
+#[cfg(any(test, fuzzing))]
 pub static USERINFO_OK: [u8; 256] = allowed(USERINFO);
 /// See [`PATH_OK`]: `ireg-name`.
+#[cfg(any(test, fuzzing))]
 pub static REG_NAME_OK: [u8; 256] = allowed(REG_NAME);
 
 /// [`SCAN`] bit: the byte stands raw in `ipath` (`ipchar / "/"`).

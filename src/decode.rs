@@ -19,7 +19,6 @@
 
 use std::borrow::Cow;
 use std::fmt;
-use std::io::Read;
 use std::str::FromStr;
 
 use encoding_rs::{DecoderResult, EncoderResult, Encoding, UTF_16BE, UTF_16LE, UTF_8};
@@ -51,7 +50,11 @@ pub fn detect_compression(head: &[u8]) -> Compression {
 /// Wraps a reader so that it yields decompressed bytes: all members of a
 /// multi-member gzip stream ([`flate2::read::MultiGzDecoder`]), all frames of
 /// a zstd stream ([`zstd::Decoder`]), or the bytes unchanged.
-pub fn decompress<'a, R: Read + 'a>(r: R, c: Compression) -> std::io::Result<Box<dyn Read + 'a>> {
+#[cfg(any(test, fuzzing))]
+pub fn decompress<'a, R: std::io::Read + 'a>(
+    r: R,
+    c: Compression,
+) -> std::io::Result<Box<dyn std::io::Read + 'a>> {
     Ok(match c {
         Compression::None => Box::new(r),
         Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(r)),
@@ -220,6 +223,7 @@ pub fn sniff_bom(head: &[u8]) -> Option<(&'static Encoding, usize)> {
 /// for legacy encodings (useful for stateful ones such as ISO-2022-JP).
 /// An unpaired surrogate or an odd trailing byte is an `Err` whose offset
 /// counts from the start of `bytes`.
+#[cfg(any(test, fuzzing))]
 pub fn transcode_utf16_to_utf8(
     bytes: &[u8],
     enc: &'static Encoding,

@@ -90,33 +90,26 @@
 //! The `irinorm` binary (`src/bin/irinorm`, behind the default `cli`
 //! feature) only turns flags into these plain configurations.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+
 pub mod batch;
 pub mod cdx;
 pub mod learn;
 pub mod surt;
 pub mod web;
 
-// Items that only unit tests or the fuzz targets use, left by the
-// narrowing of the API, allowed until their owners mark them
-// `#[cfg(test)]`: `chars::{IPV_FUTURE, PATH_OK, FRAGMENT_OK, USERINFO_OK,
-// REG_NAME_OK}`, `decode::{decompress, transcode_utf16_to_utf8}`,
-// `iri::parse_scalar`, `preprocess::has_leiri_dirt`.
-#[allow(dead_code)]
 mod chars;
 mod convert;
-#[allow(dead_code)]
 mod decode;
 mod error;
 mod host;
-#[allow(dead_code)]
 mod iri;
 mod ladder;
 mod pct;
-#[allow(dead_code)]
 mod preprocess;
 mod resolve;
-mod runs;
 mod scheme;
+mod simd;
 mod surt_ia;
 
 pub use convert::{to_iri, to_uri};

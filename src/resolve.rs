@@ -92,31 +92,8 @@ fn merge(base: &IriRef<'_>, rel: &str) -> String {
     }
 }
 
-/// True when `path` has a `.` or `..` segment (so [`remove_dot_segments`]
-/// would change it). Most paths have no dot, or only dots inside segments
-/// (`/a.html`): on x86-64 16 bytes at a time are searched for a `.` (SSE2,
-/// part of the baseline), and only a dot found is looked at.
-#[inline]
-pub fn has_dot_segments(path: &str) -> bool {
-    first_dot_segment(path).is_some()
-}
-
-/// Where the first `.` or `..` segment of `path` starts (its first `.`).
-#[inline]
-pub(crate) fn first_dot_segment(path: &str) -> Option<usize> {
-    next_dot_segment(path.as_bytes(), 0)
-}
-
-/// The position of the first `.` at or after `from` that starts a `.` or
-/// `..` segment of `b` (a segment starts at 0 or after a '/').
-#[inline]
-fn next_dot_segment(b: &[u8], from: usize) -> Option<usize> {
-    #[cfg(target_arch = "x86_64")]
-    if b.len() >= from + 16 {
-        return x86::next_dot_segment(b, from);
-    }
-    (from..b.len()).find(|&i| b[i] == b'.' && dot_segment_at(b, i))
-}
+pub use crate::iri::path::has_dot_segments;
+pub(crate) use crate::iri::path::{dot_segment_at, first_dot_segment, next_dot_segment};
 
 /// The dot segment whose `.` is at `b[dot]`: where it ends, and whether
 /// it is `..` (RFC 3986 §5.2.4 C: it drops the output's last segment).
@@ -141,14 +118,6 @@ fn last_segment_start(out: &[u8], floor: usize) -> usize {
         .map_or(floor, |i| floor + i)
 }
 
-/// The `.` at `b[i]` starts a `.` or `..` segment.
-#[inline]
-fn dot_segment_at(b: &[u8], i: usize) -> bool {
-    let seg_end = |j: usize| j == b.len() || b[j] == b'/';
-    (i == 0 || b[i - 1] == b'/')
-        && (seg_end(i + 1) || (b.get(i + 1) == Some(&b'.') && seg_end(i + 2)))
-}
-
 /// The dot segments of a path, found once: for a path of fewer than 64
 /// bytes, each one's first `.` as a bit of a mask, from the path's `.` and
 /// `/` bytes (a `.` after a `/` or at the start, then a `/` or the end, or
@@ -166,7 +135,7 @@ impl<'a> DotSegments<'a> {
     #[inline]
     fn new(b: &'a [u8]) -> Self {
         let mask = (b.len() < 64).then(|| {
-            let (dot, slash) = dots_and_slashes(b);
+            let (dot, slash) = crate::simd::scan::dots_and_slashes(b);
             // A segment ends at a '/' or at the end of the path.
             let end = slash | 1 << b.len();
             let start = slash << 1 | 1;
@@ -186,81 +155,6 @@ impl<'a> DotSegments<'a> {
                 (m != 0).then(|| m.trailing_zeros() as usize)
             }
             None => next_dot_segment(self.b, from),
-        }
-    }
-}
-
-/// The `.` and the `/` bytes of `b` (fewer than 64), a bit each.
-#[inline]
-fn dots_and_slashes(b: &[u8]) -> (u64, u64) {
-    debug_assert!(b.len() < 64);
-    #[cfg(target_arch = "x86_64")]
-    if b.len() >= 16 {
-        return x86::dots_and_slashes(b);
-    }
-    b.iter().enumerate().fold((0, 0), |(d, s), (i, &c)| {
-        (d | u64::from(c == b'.') << i, s | u64::from(c == b'/') << i)
-    })
-}
-
-#[cfg(target_arch = "x86_64")]
-mod x86 {
-    use std::arch::x86_64::{
-        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
-    };
-
-    /// [`super::dots_and_slashes`] for 16 to 63 bytes, 16 at a time (the
-    /// last block overlapping the one before rather than reading past the
-    /// end: its bits are the same).
-    pub(super) fn dots_and_slashes(b: &[u8]) -> (u64, u64) {
-        debug_assert!((16..64).contains(&b.len()));
-        let (mut dot, mut slash) = (0u64, 0u64);
-        let mut start = 0;
-        loop {
-            let at = start.min(b.len() - 16);
-            // SAFETY: `at + 16 <= b.len()`; SSE2 is part of the x86_64
-            // baseline; the load is unaligned.
-            let (d, s) = unsafe {
-                let v = _mm_loadu_si128(b.as_ptr().add(at).cast::<__m128i>());
-                let eq = |c: u8| _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8)));
-                (eq(b'.') as u32, eq(b'/') as u32)
-            };
-            dot |= u64::from(d) << at;
-            slash |= u64::from(s) << at;
-            if at + 16 == b.len() {
-                return (dot, slash);
-            }
-            start = at + 16;
-        }
-    }
-
-    /// [`super::next_dot_segment`] for `b.len() >= from + 16`: each 16-byte
-    /// block's dots as a bit mask (the last block overlaps the one before
-    /// it rather than reading past the end; its dots before `at` were
-    /// looked at already).
-    pub(super) fn next_dot_segment(b: &[u8], from: usize) -> Option<usize> {
-        debug_assert!(b.len() >= from + 16);
-        let mut at = from;
-        loop {
-            let start = at.min(b.len() - 16);
-            // SAFETY: `start + 16 <= b.len()`; SSE2 is part of the x86_64
-            // baseline; the load is unaligned.
-            let mut dots = unsafe {
-                let v = _mm_loadu_si128(b.as_ptr().add(start).cast::<__m128i>());
-                _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'.' as i8))) as u32
-            };
-            dots &= u32::MAX << (at - start);
-            while dots != 0 {
-                let i = start + dots.trailing_zeros() as usize;
-                if super::dot_segment_at(b, i) {
-                    return Some(i);
-                }
-                dots &= dots - 1;
-            }
-            if start + 16 == b.len() {
-                return None;
-            }
-            at = start + 16;
         }
     }
 }

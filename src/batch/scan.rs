@@ -54,57 +54,11 @@ pub fn for_each_line<'a>(chunk: &'a [u8], mut f: impl FnMut(&'a [u8], usize)) ->
     n
 }
 
-/// Calls `f` with the offset of every `'\n'` of `bytes`, in order.
-///
-/// Lines of a crawl are a few dozen bytes: `memchr_iter` starts a search
-/// per line, whose setup costs more than the search. On x86-64 the
-/// newlines of 64 bytes at a time become one bit mask (SSE2, the
-/// baseline), and each line costs a `tzcnt`.
+/// Calls `f` with the offset of every `'\n'` of `bytes`, in order
+/// (a vector kernel where there is one: `simd::bytes`).
 #[inline]
-fn newlines(bytes: &[u8], mut f: impl FnMut(usize)) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        let blocks = bytes.chunks_exact(64);
-        let tail = blocks.remainder();
-        for (k, block) in blocks.enumerate() {
-            // SAFETY: SSE2 is part of x86-64; `block` is 64 bytes.
-            let mut m = unsafe { x86::newline_mask(block) };
-            while m != 0 {
-                f(k * 64 + m.trailing_zeros() as usize);
-                m &= m - 1;
-            }
-        }
-        let base = bytes.len() - tail.len();
-        for (i, &b) in tail.iter().enumerate() {
-            if b == b'\n' {
-                f(base + i);
-            }
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    memchr::memchr_iter(b'\n', bytes).for_each(f);
-}
-
-#[cfg(target_arch = "x86_64")]
-mod x86 {
-    use std::arch::x86_64::*;
-
-    /// Bit `i` set where `block[i]` is `'\n'`.
-    ///
-    /// # Safety
-    /// `block` holds at least 64 bytes.
-    #[inline(always)]
-    pub(super) unsafe fn newline_mask(block: &[u8]) -> u64 {
-        debug_assert!(block.len() >= 64);
-        let nl = _mm_set1_epi8(b'\n' as i8);
-        let mut m = 0u64;
-        for i in 0..4 {
-            let v = _mm_loadu_si128(block.as_ptr().add(16 * i).cast());
-            let eq = _mm_movemask_epi8(_mm_cmpeq_epi8(v, nl)) as u16;
-            m |= u64::from(eq) << (16 * i);
-        }
-        m
-    }
+fn newlines(bytes: &[u8], f: impl FnMut(usize)) {
+    crate::simd::bytes::for_each_newline(bytes, f);
 }
 
 /// The 0-based number of the first line of each batch of lines, in the

@@ -236,55 +236,11 @@ pub fn field_with(out: &mut Vec<u8>, field: &[u8], delim: u8) {
     out.push(b'"');
 }
 
-/// Whether `field` holds `delim`, `"`, CR or LF. Fields are a few dozen
-/// bytes, where four `memchr` calls cost more in setup than in search: on
-/// x86-64 one pass of SSE2 compares over 16-byte blocks (the last block
-/// overlapping the one before), else a byte loop.
+/// Whether `field` holds `delim`, `"`, CR or LF (a vector kernel where
+/// there is one: `simd::bytes`).
 #[inline]
 fn needs_quotes(field: &[u8], delim: u8) -> bool {
-    #[cfg(target_arch = "x86_64")]
-    if field.len() >= 16 {
-        // SAFETY: SSE2 is part of x86-64; the loads stay inside `field`.
-        return unsafe { x86::needs_quotes(field, delim) };
-    }
-    field
-        .iter()
-        .any(|&b| b == delim || b == b'"' || b == b'\n' || b == b'\r')
-}
-
-#[cfg(target_arch = "x86_64")]
-mod x86 {
-    use std::arch::x86_64::*;
-
-    /// [`super::needs_quotes`] for a field of 16 bytes or more.
-    ///
-    /// # Safety
-    /// `field.len() >= 16`.
-    pub(super) unsafe fn needs_quotes(field: &[u8], delim: u8) -> bool {
-        let (d, q, lf, cr) = (
-            _mm_set1_epi8(delim as i8),
-            _mm_set1_epi8(b'"' as i8),
-            _mm_set1_epi8(b'\n' as i8),
-            _mm_set1_epi8(b'\r' as i8),
-        );
-        let hit = |at: usize| {
-            let v = _mm_loadu_si128(field.as_ptr().add(at).cast());
-            let m = _mm_or_si128(
-                _mm_or_si128(_mm_cmpeq_epi8(v, d), _mm_cmpeq_epi8(v, q)),
-                _mm_or_si128(_mm_cmpeq_epi8(v, lf), _mm_cmpeq_epi8(v, cr)),
-            );
-            _mm_movemask_epi8(m) != 0
-        };
-        let last = field.len() - 16;
-        let mut at = 0;
-        while at < last {
-            if hit(at) {
-                return true;
-            }
-            at += 16;
-        }
-        hit(last)
-    }
+    crate::simd::bytes::csv_needs_quotes(field, delim)
 }
 
 /// Append an integer field: two digits per step from a table, as `itoa`

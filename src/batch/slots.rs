@@ -29,16 +29,7 @@ const FIRST: usize = 1024;
 /// what the program computes).
 #[inline(always)]
 pub(super) fn prefetch<T>(p: *const T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch never faults and reads nothing the program sees;
-    // SSE is part of the x86_64 baseline.
-    #[allow(unused_unsafe)]
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>(p.cast::<i8>());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
+    crate::simd::bytes::prefetch(p);
 }
 
 /// Ask for every cache line of `bytes` (up to four: a longer key is

@@ -21,7 +21,7 @@
 use std::borrow::Cow;
 
 use super::syntax::{norm_pct_into, norm_reg_name, normalized_dot_segment, push_lower, spare};
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", not(irinorm_portable)))]
 use super::{compact, syntax::recycle};
 use crate::error::{Error, ErrorKind, Result};
 use crate::iri::{flags, HostKind, IriRef};
@@ -91,7 +91,7 @@ fn write<'a>(r: &IriRef<'a>, shape: Shape) -> Result<Cow<'a, str>> {
         let scheme = shape.scheme;
         return Err(Error::new(0, ErrorKind::HostRequired { scheme }));
     }
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", not(irinorm_portable)))]
     if let Some(key) = write_compact(r, shape) {
         return key;
     }
@@ -100,14 +100,15 @@ fn write<'a>(r: &IriRef<'a>, shape: Shape) -> Result<Cow<'a, str>> {
 
 /// [`write()`] as one compaction of the line's bytes ([`compact`]), when the
 /// CPU and the line allow it.
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", not(irinorm_portable)))]
 #[inline]
 fn write_compact<'a>(r: &IriRef<'a>, shape: Shape) -> Option<Result<Cow<'a, str>>> {
     let (ps, pe) = r.path_range();
     // An empty path of http(s) becomes "/" (§5.3.3): the output grows.
-    if (shape.dns && ps == pe) || !compact::available() {
+    if shape.dns && ps == pe {
         return None;
     }
+    let t = compact::available()?;
     // The syntax rung keeps the port as written (§5.3.3 drops it).
     let port = r.port().map(|p| {
         let kept = if shape.at_scheme {
@@ -117,21 +118,14 @@ fn write_compact<'a>(r: &IriRef<'a>, shape: Shape) -> Option<Result<Cow<'a, str>
         };
         (p, kept)
     });
-    let plan = compact::Plan::new(r, shape.host.1, port)?;
-    let s = r.as_str();
+    let plan = compact::plan(r, shape.host.1, port)?;
     let mut out = spare(compact::room(r));
-    // SAFETY: the CPU has what `compact` needs (`available`); `out` has
-    // the room it needs; `s` is at most `compact::MAX_LEN` bytes, its host
-    // ASCII (`Plan::new`), and parsed: UTF-8, each '%' starts a triplet.
-    let written = unsafe { compact::compact(s.as_bytes(), &plan, out.as_mut_ptr()) };
-    let Some(n) = written else {
+    // `r` is at most `MAX_LEN` bytes, its host ASCII (`plan`), and parsed:
+    // each '%' starts a triplet; `out` has the room the line needs.
+    if !crate::simd::compact::compact(t, r.as_str(), &plan, &mut out) {
         recycle(out);
         return None;
-    };
-    // SAFETY: `compact` wrote `n` bytes of ASCII (the line's bytes, some
-    // case-changed, decoded unreserved characters, and the triplets of
-    // the non-ASCII ones).
-    unsafe { out.as_mut_vec().set_len(n) };
+    }
     if shape.dns {
         // Nothing before the host's end was dropped: it is where it was.
         let a_label = r.flags() & flags::HOST_HYPHEN != 0;
@@ -241,7 +235,7 @@ fn write_scalar<'a>(r: &IriRef<'a>, shape: Shape) -> Result<Cow<'a, str>> {
 /// For the tests: the key of `r` written both ways, [`write_compact`]
 /// (`None` when it does not take the line) and [`write_scalar`], when `r`
 /// has the shape [`rewrite`] takes (and a host, if it needs one).
-#[cfg(all(test, target_arch = "x86_64"))]
+#[cfg(all(test, target_arch = "x86_64", not(irinorm_portable)))]
 #[allow(clippy::type_complexity)]
 pub(super) fn both_ways(
     r: &IriRef<'_>,

@@ -10,7 +10,7 @@
 //! Each rung includes the ones below it. The *key* of a reference at a level
 //! is its canonical form, in URI form by default.
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", not(irinorm_portable)))]
 mod compact;
 mod http;
 pub mod learned;

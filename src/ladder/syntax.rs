@@ -25,6 +25,7 @@ use unicode_normalization::UnicodeNormalization;
 
 use crate::chars::{self, push_pct, HEX_UPPER};
 use crate::pct::hex_val;
+use crate::simd::scan::next_special;
 
 pub use crate::pct::recycle;
 pub(crate) use crate::pct::{decode_pct_char, spare, Out};
@@ -117,56 +118,6 @@ fn pct_change_at(s: &[u8], encode_hash: bool) -> Option<usize> {
         }
     }
     None
-}
-
-/// The first index at or after `from` of a byte that percent-encoding
-/// normalization looks at — `%`, a non-ASCII byte, `#` when `hash` — or
-/// `b.len()`. On x86-64 16 bytes at a time (SSE2, the baseline; the high
-/// bit of each byte is its non-ASCII test), the last block overlapping the
-/// one before it.
-#[inline]
-fn next_special(b: &[u8], from: usize, hash: bool) -> usize {
-    #[cfg(target_arch = "x86_64")]
-    if b.len() >= 16 {
-        let mut i = from;
-        while i < b.len() {
-            let start = i.min(b.len() - 16);
-            // The bytes of the block at `start`, from `i` on.
-            let m = special_mask(b, start, hash) >> (i - start);
-            if m != 0 {
-                return i + m.trailing_zeros() as usize;
-            }
-            i = start + 16;
-        }
-        return b.len();
-    }
-    let mut i = from;
-    while i < b.len() && !(b[i] == b'%' || b[i] >= 0x80 || (hash && b[i] == b'#')) {
-        i += 1;
-    }
-    i
-}
-
-/// Bit `k` set when `b[start + k]` is `%`, non-ASCII or (with `hash`) `#`.
-#[cfg(target_arch = "x86_64")]
-#[inline]
-fn special_mask(b: &[u8], start: usize, hash: bool) -> u32 {
-    use std::arch::x86_64::{
-        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
-    };
-    assert!(start + 16 <= b.len());
-    // SAFETY: the 16 bytes at `start` are in `b` (asserted); SSE2 is part
-    // of the x86_64 baseline; the load is unaligned.
-    unsafe {
-        let v = _mm_loadu_si128(b.as_ptr().add(start).cast::<__m128i>());
-        let pct = _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'%' as i8)));
-        let hashes = if hash {
-            _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'#' as i8)))
-        } else {
-            0
-        };
-        (_mm_movemask_epi8(v) | pct | hashes) as u32
-    }
 }
 
 /// The first dot segment (§5.3.2.4) of `path`, a path just written by

@@ -1,7 +1,7 @@
 //! The digest learner: protocol-rung rules learned from content digests
 //! (draft-ietf-iri-3987bis §5.3.4). Its records are read in
 //! [`super::records`]; the rules it makes are held, written to the rules
-//! file and applied in [`crate::ladder::learned`].
+//! file and applied in `ladder::learned`.
 //!
 //! §5.3.4 allows protocol-based equivalence "only … when equivalence is
 //! clearly indicated by both the result of accessing the resources and the

@@ -32,7 +32,7 @@
 //! assert_eq!(l.rules().count(), 1);
 //! ```
 //!
-//! The rules are applied by the ladder ([`crate::ladder::learned`]); this
+//! The rules are applied by the ladder (`ladder::learned`); this
 //! module and [`digest`] only produce them.
 
 pub mod digest;

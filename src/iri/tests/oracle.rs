@@ -1,9 +1,14 @@
-//! The parser as it was before issue 9 (one memchr per delimiter, then a
-//! check per component), kept only as a test oracle: the single-pass
-//! [`super::parse`] must give the same split and the same errors
-//! (differential tests in `super::tests`).
+//! The parser as it was before the one-pass scan (one memchr per
+//! delimiter, then a check per component, 3987bis §2.2), kept only as a
+//! test oracle: the single-pass `crate::iri::parse` must give the same
+//! split and the same errors (the differential tests in `super`).
 
-use super::*;
+use crate::chars::{self, hex_val};
+use crate::error::{Component, Error, ErrorKind, Result};
+use crate::host;
+use crate::iri::flags::*;
+use crate::iri::scan::char_error;
+use crate::iri::{HostKind, IriRef, NONE};
 
 /// Parse an IRI reference, the old way (`IRI-reference`, 3987bis §2.2).
 ///

@@ -1,5 +1,6 @@
-//! Runs of plain bytes, 16 at a time: the inner loop of the one-pass parser
-//! ([`crate::iri::parse`]).
+//! Runs of plain bytes, 16 at a time with SSSE3 or 8 per branch without:
+//! the inner loop of the one-pass parser (`crate::iri::parse`, 3987bis
+//! §2.2).
 //!
 //! Most of an IRI reference is bytes that its component admits raw
 //! (3987bis §2.2: `iunreserved`, `sub-delims`, and per component `:`, `@`,
@@ -16,20 +17,25 @@
 //! With SSSE3 (`pshufb`) that is a handful of instructions for 16 bytes and
 //! the stop is one `trailing_zeros`; the tables are built from
 //! [`chars::SCAN`], so both paths admit exactly the same bytes. Without
-//! SSSE3 (or off x86-64) the scalar loop checks 8 bytes per branch.
+//! SSSE3 (or off x86-64, or with `--cfg irinorm_portable`) the scalar loop
+//! checks 8 bytes per branch.
 
-use crate::chars::{self, S_FRAGMENT, S_HASH, S_HYPHEN, S_REG_NAME, S_UPPER};
+#[cfg(all(target_arch = "x86_64", not(irinorm_portable)))]
+use super::detect::Ssse3;
+use crate::chars::{self, S_FRAGMENT, S_REG_NAME};
 
 /// [`chars::SCAN`], for the tables built at compile time.
 const SCAN: [u16; 256] = chars::build_scan();
 
 /// The nibble tables of the class whose [`chars::SCAN`] bit is `ok`.
+#[cfg(any(test, all(target_arch = "x86_64", not(irinorm_portable))))]
 #[derive(Clone, Copy)]
 struct Nibbles {
     lo: [u8; 16],
     hi: [u8; 16],
 }
 
+#[cfg(any(test, all(target_arch = "x86_64", not(irinorm_portable))))]
 const fn nibbles(ok: u16) -> Nibbles {
     let mut n = Nibbles {
         lo: [0; 16],
@@ -51,10 +57,11 @@ const fn nibbles(ok: u16) -> Nibbles {
 }
 
 /// A component class: the tables of its bit, and whether the run's
-/// [`S_UPPER`], [`S_HYPHEN`], [`S_HASH`] bits are wanted.
+/// [`S_UPPER`](chars::S_UPPER), [`S_HYPHEN`](chars::S_HYPHEN), [`S_HASH`](chars::S_HASH) bits are wanted.
 pub(crate) struct Class {
     ok: u16,
     acc: bool,
+    #[cfg(any(test, all(target_arch = "x86_64", not(irinorm_portable))))]
     tables: Nibbles,
 }
 
@@ -69,6 +76,7 @@ impl Class {
         Class {
             ok,
             acc,
+            #[cfg(any(test, all(target_arch = "x86_64", not(irinorm_portable))))]
             tables: nibbles(ok),
         }
     }
@@ -79,6 +87,7 @@ impl Class {
     }
 
     /// The nibble tables `(LO, HI)` of the class, for other vector code.
+    #[cfg(all(target_arch = "x86_64", not(irinorm_portable)))]
     pub(crate) fn tables(&self) -> (&[u8; 16], &[u8; 16]) {
         (&self.tables.lo, &self.tables.hi)
     }
@@ -86,12 +95,12 @@ impl Class {
 
 /// How runs are found: [`Scalar`] anywhere, [`Ssse3`] on a CPU that has it.
 /// The parser is generic over it and compiled once for each, so the vector
-/// code is inlined into a function built for SSSE3 ([`crate::iri::parse`]).
+/// code is inlined into a function built for SSSE3 (`crate::iri::parse`).
 pub(crate) trait Runs: Copy {
     /// Where the run of bytes of `class` in `b[i..end]` stops (`end` if it
     /// does not), and the OR of the [`chars::SCAN`] entries of its bytes
-    /// when the class accumulates them (only the [`S_UPPER`],
-    /// [`S_HYPHEN`], [`S_HASH`] bits are meaningful).
+    /// when the class accumulates them (only the [`S_UPPER`](chars::S_UPPER),
+    /// [`S_HYPHEN`](chars::S_HYPHEN), [`S_HASH`](chars::S_HASH) bits are meaningful).
     fn run(self, b: &[u8], i: usize, end: usize, class: &Class) -> (usize, u32);
 }
 
@@ -107,20 +116,8 @@ impl Runs for Scalar {
 }
 
 /// 16 bytes at a time with `pshufb`; a value exists only on a CPU with
-/// SSSE3 ([`Ssse3::detect`]).
-#[cfg(target_arch = "x86_64")]
-#[derive(Clone, Copy)]
-pub(crate) struct Ssse3(());
-
-#[cfg(target_arch = "x86_64")]
-impl Ssse3 {
-    #[inline]
-    pub(crate) fn detect() -> Option<Self> {
-        std::arch::is_x86_feature_detected!("ssse3").then_some(Ssse3(()))
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
+/// SSSE3 ([`Features::ssse3`](super::detect::Features::ssse3)).
+#[cfg(all(target_arch = "x86_64", not(irinorm_portable)))]
 impl Runs for Ssse3 {
     #[inline(always)]
     fn run(self, b: &[u8], i: usize, end: usize, class: &Class) -> (usize, u32) {
@@ -129,7 +126,7 @@ impl Runs for Ssse3 {
     }
 }
 
-/// [`Runs`] with the best way this CPU has, checked at each run: for the
+/// [`Runs`] with the best way this CPU has, looked up at each run: for the
 /// parser's rare paths (userinfo, an authority that is not plain).
 #[derive(Clone, Copy)]
 pub(crate) struct Detect;
@@ -137,8 +134,8 @@ pub(crate) struct Detect;
 impl Runs for Detect {
     #[inline]
     fn run(self, b: &[u8], i: usize, end: usize, class: &Class) -> (usize, u32) {
-        #[cfg(target_arch = "x86_64")]
-        if let Some(t) = Ssse3::detect() {
+        #[cfg(all(target_arch = "x86_64", not(irinorm_portable)))]
+        if let Some(t) = super::detect::features().ssse3() {
             return t.run(b, i, end, class);
         }
         Scalar.run(b, i, end, class)
@@ -184,48 +181,57 @@ pub(crate) fn scalar_run(b: &[u8], mut i: usize, end: usize, class: &Class) -> (
     (i, acc)
 }
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", not(irinorm_portable)))]
 mod x86 {
     use super::*;
+    use crate::chars::{S_HASH, S_HYPHEN, S_UPPER};
     use std::arch::x86_64::*;
 
     /// Bits of the 16 bytes of `v` outside the class (bit k: byte k), and
-    /// their [`S_UPPER`] / [`S_HYPHEN`] / [`S_HASH`] bits as masks.
+    /// their [`S_UPPER`](chars::S_UPPER) / [`S_HYPHEN`](chars::S_HYPHEN) / [`S_HASH`](chars::S_HASH) bits as masks.
     ///
     /// These functions are `inline(always)` rather than
     /// `target_feature(enable = "ssse3")`, so that they melt into the
     /// caller built for SSSE3; the caller must only run them on such a CPU.
     #[inline(always)]
     unsafe fn classify(v: __m128i, lo: __m128i, hi: __m128i) -> u32 {
-        let lo_n = _mm_and_si128(v, _mm_set1_epi8(0x0f));
-        let hi_n = _mm_and_si128(_mm_srli_epi16::<4>(v), _mm_set1_epi8(0x0f));
-        let rows = _mm_and_si128(_mm_shuffle_epi8(lo, lo_n), _mm_shuffle_epi8(hi, hi_n));
-        let outside = _mm_cmpeq_epi8(rows, _mm_setzero_si128());
-        _mm_movemask_epi8(outside) as u32
+        // SAFETY: the caller runs this only on a CPU with SSSE3 (and
+        // SSE2, the x86-64 baseline).
+        unsafe {
+            let lo_n = _mm_and_si128(v, _mm_set1_epi8(0x0f));
+            let hi_n = _mm_and_si128(_mm_srli_epi16::<4>(v), _mm_set1_epi8(0x0f));
+            let rows = _mm_and_si128(_mm_shuffle_epi8(lo, lo_n), _mm_shuffle_epi8(hi, hi_n));
+            let outside = _mm_cmpeq_epi8(rows, _mm_setzero_si128());
+            _mm_movemask_epi8(outside) as u32
+        }
     }
 
-    /// The [`S_UPPER`], [`S_HYPHEN`] and [`S_HASH`] bits of the bytes of
+    /// The [`S_UPPER`](chars::S_UPPER), [`S_HYPHEN`](chars::S_HYPHEN) and [`S_HASH`](chars::S_HASH) bits of the bytes of
     /// `v` whose bit is set in `taken` (after shifting the masks right by
     /// `shift`, as [`plain_run`] does with the class bits).
     #[inline(always)]
     unsafe fn flags(v: __m128i, shift: usize, taken: u32) -> u32 {
-        // 'A'..='Z': shifted so that 'A' is i8::MIN, then one signed compare.
-        let shifted = _mm_add_epi8(v, _mm_set1_epi8((0x80u8 - b'A') as i8));
-        let upper = _mm_cmplt_epi8(shifted, _mm_set1_epi8((0x80u8 + 26) as i8));
-        let hyphen = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'-' as i8));
-        let hash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'#' as i8));
-        let seen = |m: __m128i| (_mm_movemask_epi8(m) as u32 >> shift) & taken != 0;
-        let mut acc = 0;
-        if seen(upper) {
-            acc |= S_UPPER as u32;
+        // SAFETY: the caller runs this only on a CPU with SSSE3 (and
+        // SSE2, the x86-64 baseline).
+        unsafe {
+            // 'A'..='Z': shifted so that 'A' is i8::MIN, then one signed compare.
+            let shifted = _mm_add_epi8(v, _mm_set1_epi8((0x80u8 - b'A') as i8));
+            let upper = _mm_cmplt_epi8(shifted, _mm_set1_epi8((0x80u8 + 26) as i8));
+            let hyphen = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'-' as i8));
+            let hash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'#' as i8));
+            let seen = |m: __m128i| (_mm_movemask_epi8(m) as u32 >> shift) & taken != 0;
+            let mut acc = 0;
+            if seen(upper) {
+                acc |= S_UPPER as u32;
+            }
+            if seen(hyphen) {
+                acc |= S_HYPHEN as u32;
+            }
+            if seen(hash) {
+                acc |= S_HASH as u32;
+            }
+            acc
         }
-        if seen(hyphen) {
-            acc |= S_HYPHEN as u32;
-        }
-        if seen(hash) {
-            acc |= S_HASH as u32;
-        }
-        acc
     }
 
     /// [`Runs::run`] with SSSE3.
@@ -279,7 +285,7 @@ mod x86 {
     }
 }
 
-/// The classes of [`crate::iri::parse`].
+/// The classes of the parser (`crate::iri::parse`).
 pub(crate) static PATH: Class = Class::new(chars::S_PATH, false);
 pub(crate) static QUERY: Class = Class::new(chars::S_QUERY, false);
 pub(crate) static FRAGMENT: Class = Class::new(S_FRAGMENT, true);
@@ -289,6 +295,7 @@ pub(crate) static REG_NAME: Class = Class::new(S_REG_NAME, true);
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chars::{S_HASH, S_HYPHEN, S_UPPER};
     use proptest::prelude::*;
 
     const CLASSES: [&Class; 5] = [&PATH, &QUERY, &FRAGMENT, &USERINFO, &REG_NAME];
