@@ -13,7 +13,7 @@ turn (old first on even rounds, new first on odd ones).
     scripts/ab.py cli OLD_BIN NEW_BIN [--rounds R] -- ARGS...
         `BIN ARGS... -o OUT` as a cold process, wall time in ms; OUT is
         removed before each run (renaming over an existing large file costs
-        the kernel's freeing of its page cache, BENCHMARKS.md §25).
+        the kernel's freeing of its page cache: BENCHMARKS.md, "Machine and noise").
     scripts/ab.py sort BIN FILE [--rounds R]
         `LC_ALL=C sort -u --parallel=2` against `BIN dedup -j1` and `-j2`.
     scripts/ab.py cpu OLD_BIN NEW_BIN [--rounds R] [--stdin FILE | --feed CMD] -- ARGS...

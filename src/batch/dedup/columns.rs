@@ -48,7 +48,7 @@ impl Field {
 /// and their order do not depend on the columns.
 ///
 /// ```
-/// use irinorm::batch::dedup::{Columns, Field};
+/// use irinorm::batch::{Columns, Field};
 /// let c = Columns::parse("count,canonical").unwrap();
 /// assert_eq!(c.fields(), [Field::Count, Field::Canonical]);
 /// assert_eq!(c.header(), b"count,canonical\n");

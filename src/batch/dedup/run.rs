@@ -14,17 +14,17 @@ use crate::cdx::CdxLayout;
 /// the CSV (header and rows) through `out` in blocks.
 ///
 /// ```
-/// use irinorm::batch::{dedup, key_fn, prep::Prep, source, Format, Quiet};
+/// use irinorm::batch::{key_fn, open_all, run_dedup, DedupConfig, Format, Input, Prep, Quiet};
 /// use irinorm::{Normalizer, Options};
 /// let dir = tempfile::tempdir().unwrap();
 /// let path = dir.path().join("urls.txt");
 /// std::fs::write(&path, "HTTP://a.example:80/\nhttp://a.example/\n").unwrap();
 /// let n = Normalizer::new(Options::default());
 /// let key = key_fn(Prep::default(), |s: &str| n.key(s));
-/// let inputs = source::open_all(&[source::Input::Path(path.clone())]).unwrap();
+/// let inputs = open_all(&[Input::Path(path.clone())]).unwrap();
 /// let mut csv = Vec::new();
-/// let cfg = dedup::Config::default();
-/// let s = dedup::run(inputs, &Format::Lines, &key, &cfg, &mut Quiet, &mut |b: &[u8]| {
+/// let cfg = DedupConfig::default();
+/// let s = run_dedup(inputs, &Format::Lines, &key, &cfg, &mut Quiet, &mut |b: &[u8]| {
 ///     csv.extend_from_slice(b);
 ///     Ok(())
 /// })
