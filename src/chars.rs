@@ -229,16 +229,8 @@ pub fn may_show_decoded(c: char, in_query: bool) -> bool {
     is_ucschar(c) || (in_query && is_iprivate(c))
 }
 
-/// Value of an ASCII hex digit.
-#[inline(always)]
-pub fn hex_val(b: u8) -> Option<u8> {
-    match b {
-        b'0'..=b'9' => Some(b - b'0'),
-        b'a'..=b'f' => Some(b - b'a' + 10),
-        b'A'..=b'F' => Some(b - b'A' + 10),
-        _ => None,
-    }
-}
+/// Value of an ASCII hex digit (one copy, in `pct`).
+pub use crate::pct::hex_val;
 
 /// Uppercase hex digits for percent-encoding (3987bis §3.3: "SHOULD use
 /// uppercase letters").

@@ -6,6 +6,7 @@
 //! The IDNA work itself (UTS #46 mapping, normalization, punycode, bidi and
 //! ContextJ rules) is done by the `idna` crate.
 
+use crate::pct::hex_val;
 use std::borrow::Cow;
 
 use idna::uts46::{AsciiDenyList, DnsLength, Hyphens, Uts46};
@@ -68,10 +69,6 @@ pub(crate) fn is_plain_lower_ascii(host: &str) -> bool {
         label_start = c == b'.';
     }
     true
-}
-
-fn hex_val(c: u8) -> Option<u8> {
-    (c as char).to_digit(16).map(|d| d as u8)
 }
 
 /// Decodes every `%XX` of `host` (any hex case). Fails on a malformed `%`.
