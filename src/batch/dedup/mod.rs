@@ -52,6 +52,7 @@ mod config;
 mod keying;
 mod output;
 mod part;
+mod readback;
 mod run;
 mod spill;
 mod table;
