@@ -23,7 +23,7 @@ use crate::batch::runs::{put_bytes, put_varint, Codec, RunWriter, Totals};
 use crate::batch::{cleanup, RunError};
 
 /// The codec of spill runs (BENCHMARKS.md, decision log: "spill codec").
-pub(super) const CODEC: Codec = Codec::Lz4;
+pub(super) const CODEC: Codec = Codec::Zstd(1);
 
 /// Bytes a spill file's writer gathers before a `write`: large sequential
 /// writes.
