@@ -76,7 +76,7 @@ pub struct Tuning {
     /// the file system (`None`: ask), to reach the check before a spill.
     pub assume_free: Option<u64>,
     /// The least share of the budget a partition's keys are counted in at
-    /// the end of a spilled run ([`MIN_SHARE`](super::readback::MIN_SHARE)).
+    /// the end of a spilled run ([`MIN_SHARE`]).
     pub min_share: usize,
 }
 
@@ -88,7 +88,7 @@ impl Default for Tuning {
             take_whole: true,
             assume_ended: false,
             assume_free: None,
-            min_share: super::readback::MIN_SHARE,
+            min_share: MIN_SHARE,
         }
     }
 }
@@ -107,6 +107,10 @@ pub(super) const IN_ORDER_WORKERS: usize = 2;
 
 /// See [`IN_ORDER_WORKERS`].
 pub(super) const IN_ORDER_BYTES: usize = 4 << 20;
+
+/// The least share of the budget a partition is counted in, so that a
+/// tiny budget does not split partitions into thousands of files.
+pub(super) const MIN_SHARE: usize = 256 << 10;
 
 impl Tuning {
     /// Whether a batch of `bytes` that may be kept is keyed in input order

@@ -46,10 +46,6 @@ const SPLIT_BITS: u32 = 4;
 /// Splits deep enough to use the hash's bits above the partition's.
 const MAX_DEPTH: u32 = (64 - 40 - PART_BITS) / SPLIT_BITS;
 
-/// The least share of the budget a partition is counted in, so that a
-/// tiny budget does not split partitions into thousands of files.
-pub(super) const MIN_SHARE: usize = 256 << 10;
-
 /// What the end of a spilled run needs from the table.
 pub(super) struct Ending<'a> {
     pub(super) order: Order,
