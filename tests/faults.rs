@@ -201,3 +201,62 @@ fn normalize_answers_a_stream_before_it_ends() {
     assert!(child.wait().unwrap().success());
     reader.join().unwrap();
 }
+
+/// A disk that fills mid-run (here: a file-size limit, which fails the
+/// next write as a full disk does) is one clear error: exit 2, one line
+/// naming the temporary directory, and no spill files nor output left.
+#[cfg(unix)]
+#[test]
+fn a_full_temp_dir_mid_spill_is_one_clear_error_and_leaves_nothing() {
+    use std::os::unix::process::CommandExt;
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let out = dir.path().join("u.csv");
+    let mut text = Vec::new();
+    for i in 0..60_000 {
+        writeln!(
+            text,
+            "http://h{}.example/some/path/{i}?q={}",
+            i % 997,
+            i * 7
+        )
+        .unwrap();
+    }
+    let mut cmd = bin();
+    cmd.args(["dedup", "-", "--memory", "64K", "-o"])
+        .arg(&out)
+        .arg("--temp-dir")
+        .arg(tmp.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            // Writes past the limit fail with EFBIG instead of a signal.
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            let lim = libc::rlimit {
+                rlim_cur: 8 << 10,
+                rlim_max: 8 << 10,
+            };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &lim) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let _ = stdin.write_all(&text);
+    drop(stdin);
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("cannot write to the temporary directory") && err.contains("too large"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
+    assert!(!out.exists());
+}

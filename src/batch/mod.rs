@@ -35,6 +35,7 @@ mod line;
 mod map;
 mod observe;
 mod prep;
+mod runs;
 mod scan;
 mod sink;
 mod slots;

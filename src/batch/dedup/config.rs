@@ -72,6 +72,12 @@ pub struct Tuning {
     /// Take the reader to have ended after every batch, without asking it,
     /// so that a batch kept as the last is merged when another comes.
     pub assume_ended: bool,
+    /// Free bytes to assume in the temporary directory instead of asking
+    /// the file system (`None`: ask), to reach the check before a spill.
+    pub assume_free: Option<u64>,
+    /// The least share of the budget a partition's keys are counted in at
+    /// the end of a spilled run ([`MIN_SHARE`]).
+    pub min_share: usize,
 }
 
 impl Default for Tuning {
@@ -81,6 +87,8 @@ impl Default for Tuning {
             max_blocks: MAX_BLOCKS,
             take_whole: true,
             assume_ended: false,
+            assume_free: None,
+            min_share: MIN_SHARE,
         }
     }
 }
@@ -99,6 +107,10 @@ pub(super) const IN_ORDER_WORKERS: usize = 2;
 
 /// See [`IN_ORDER_WORKERS`].
 pub(super) const IN_ORDER_BYTES: usize = 4 << 20;
+
+/// The least share of the budget a partition is counted in, so that a
+/// tiny budget does not split partitions into thousands of files.
+pub(super) const MIN_SHARE: usize = 256 << 10;
 
 impl Tuning {
     /// Whether a batch of `bytes` that may be kept is keyed in input order
@@ -158,10 +170,17 @@ pub struct Summary {
     pub unique: u64,
     /// Times the tables were spilled (0: all in memory).
     pub spills: u64,
-    /// Bytes written to spill files (partition runs and sorted runs).
+    /// Bytes written to the temporary directory (compressed runs: rows,
+    /// and the small lists and merges of the end of the run).
     pub spilled_bytes: u64,
-    /// Spill files (partitions split by two more hash bits, at most 256)
-    /// that had rows on disk.
+    /// The same before compression.
+    pub spilled_raw_bytes: u64,
+    /// Times a spilled key was written at most: 1, or more when a
+    /// partition was split again at read-back or sorted runs were merged
+    /// in several passes (0 without a spill).
+    pub spill_passes: u32,
+    /// Spill files with rows: partition files in first-occurrence order,
+    /// sorted runs in key or SURT order.
     pub spilled_partitions: usize,
     /// Which ways the run took, for tests.
     #[doc(hidden)]

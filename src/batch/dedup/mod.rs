@@ -17,17 +17,19 @@
 //!    the batch can be dropped; the table's slot holds 32 bits of its hash
 //!    and where the record is, so a probe reads the slot, then one place.
 //! 3. When the partitions would hold more than [`Config::memory`] bytes,
-//!    each partition's rows are appended to its own files in a temporary
-//!    directory and the tables start empty again.
+//!    their rows are written once, compressed, to runs in a temporary
+//!    directory ([`crate::batch::runs`]; [`spill`]) and the tables start
+//!    empty again.
 //! 4. At the end, without a spill, the rows are written in first-occurrence
 //!    order as the merge recorded it (a tape naming each new row's
-//!    partition: no sort), or sorted by key or SURT. After a spill, each of
-//!    the 256 spill files (a partition split by two more hash bits) is read
-//!    back and deduplicated alone (1/256 of the distinct keys must fit in
-//!    memory, per worker), sorted and written as a sorted run; the runs are
-//!    then merged (a k-way merge) into the output. Both ways order rows by
-//!    the same total order, so the output is byte-identical for every
-//!    budget, thread count, chunk size and input kind.
+//!    partition: no sort), or sorted by key or SURT. After a spill
+//!    ([`readback`]), in first-occurrence order each partition's file is
+//!    read for its keys and counted within a worker's share of the budget
+//!    (split again by more hash bits if it outgrows it), then the
+//!    partitions' files are merged by origin; in key or SURT order the
+//!    sorted runs are merged, each key's rows added up. Both ways order
+//!    rows by the same total order, so the output is byte-identical for
+//!    every budget, thread count, chunk size and input kind.
 //!
 //! One file per job, dependencies running down the list:
 //!
@@ -35,7 +37,8 @@
 //! run      the loop: batches keyed, merged or kept whole, rows written
 //! table    the partitions, the merge, the budget, the end of a run
 //! whole    an input of one batch, indexed where it is
-//! spill    spill files, their format, read-back and the k-way merge
+//! readback the end of a spilled run: counting, splitting, merging
+//! spill    rows written to runs, the free-space check
 //! output   rows formatted in parallel pieces, written in order
 //! keying   chunks of a batch → entries (hash, key, example, origin)
 //! part     one partition's table of records
@@ -52,6 +55,7 @@ mod config;
 mod keying;
 mod output;
 mod part;
+mod readback;
 mod run;
 mod spill;
 mod table;

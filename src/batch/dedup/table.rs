@@ -15,7 +15,8 @@ use super::output::{
     format_row, piece_rows, shown, tape_of, write_by_origin, write_pieces, Written, AHEAD_ROW,
 };
 use super::part::Part;
-use super::spill::SpillDir;
+use super::readback::Ending;
+use super::spill::{sorted_runs, SpillDir};
 use super::whole::Whole;
 use crate::batch::sink::csv_field;
 use crate::batch::slots::prefetch_bytes;
@@ -40,6 +41,10 @@ pub(super) struct Table {
     pub(super) temp_dir: Option<PathBuf>,
     pub(super) spill: Option<SpillDir>,
     pub(super) spills: u64,
+    /// Free bytes to assume in the temporary directory (tests).
+    pub(super) assume_free: Option<u64>,
+    /// See [`Tuning::min_share`](super::Tuning::min_share).
+    pub(super) min_share: usize,
     pub(super) order: Order,
     pub(super) show_surt: bool,
     pub(super) columns: Columns,
@@ -62,6 +67,8 @@ impl Table {
             temp_dir: cfg.temp_dir.clone(),
             spill: None,
             spills: 0,
+            assume_free: cfg.tuning.assume_free,
+            min_share: cfg.tuning.min_share,
             order: cfg.order,
             show_surt: cfg.show_surt,
             columns: cfg.columns.clone(),
@@ -201,23 +208,43 @@ impl Table {
         })
     }
 
+    /// Bytes the table holds, and in key or SURT order what sorting it
+    /// takes too ([`SORT_ROW`] a row), so that a spill stays within the
+    /// budget.
     fn bytes(&self) -> usize {
+        let sorting = if sorted_runs(self.order) {
+            self.parts.iter().map(|p| p.recs.len()).sum::<usize>() * SORT_ROW
+        } else {
+            0
+        };
         self.parts.iter().map(Part::bytes).sum::<usize>()
             + self.tape.as_ref().map_or(0, Vec::capacity)
+            + sorting
     }
 
     /// Append every partition's rows to its spill files and free the
     /// tables.
     fn spill(&mut self) -> Result<(), RunError> {
         if self.spill.is_none() {
-            self.spill = Some(SpillDir::create(self.temp_dir.clone())?);
+            self.spill = Some(SpillDir::create(self.temp_dir.clone(), self.assume_free)?);
         }
+        let need = self.bytes() as u64;
         let Some(spill) = self.spill.as_mut() else {
             return Ok(());
         };
-        // Rows leave memory: the sorted runs give the order from now on.
+        spill.check_free(need)?;
+        // Rows leave memory: the runs give the order from now on.
         self.tape = None;
-        spill.append(&mut self.parts, &self.hasher)?;
+        if sorted_runs(self.order) {
+            let workers = rayon::current_num_threads();
+            let (parts, order) = (&self.parts, self.order);
+            sorted_rows(parts, order, |rows| spill.append_sorted(rows, workers))?;
+            for p in &mut self.parts {
+                *p = Part::default();
+            }
+        } else {
+            spill.append(&mut self.parts)?;
+        }
         self.spills += 1;
         Ok(())
     }
@@ -255,11 +282,20 @@ impl Table {
         }
         self.spill()?;
         let spill = self.spill.take().expect("spilled");
-        let (order, show_surt, spills) = (self.order, self.show_surt, self.spills);
+        let spills = self.spills;
         let columns = std::mem::take(&mut self.columns);
-        let max_blocks = self.max_blocks;
+        let hasher = self.hasher.clone();
+        let end = Ending {
+            order: self.order,
+            show_surt: self.show_surt,
+            columns: &columns,
+            names,
+            share: (self.memory / rayon::current_num_threads().max(1)).max(self.min_share),
+            max_blocks: self.max_blocks,
+            hasher: &hasher,
+        };
         drop(self);
-        let summary = spill.write_merged((order, show_surt), &columns, max_blocks, names, out)?;
+        let summary = spill.write_merged(&end, out)?;
         Ok(Summary { spills, ..summary })
     }
 
@@ -281,63 +317,74 @@ impl Table {
             let format = |t: &mut Vec<u8>, p: &Part, i: usize| format(t, p, &p.row(i), None);
             return write_by_origin(&self.parts, tape, piece_rows(tape.len()), format, out);
         }
-        let mut all: Vec<Sorted> = self
-            .parts
-            .iter()
-            .flat_map(|p| p.recs.iter().map(move |&at| (p, at, None)))
-            .collect();
-        let surts: Vec<(Vec<u8>, Vec<usize>)>;
-        if self.order == Order::Key {
-            all = sort_by_fields(all, 1, |(p, at, _), _| p.arena.key_at(*at));
-        } else {
-            // The SURTs in one buffer per block of rows, not one `Vec`
-            // each: freeing 10^6 small strings in sorted order cost more
-            // than computing them.
-            const SURTS: usize = 1 << 14;
-            surts = all
-                .par_chunks(SURTS)
-                .map(|rows| {
-                    let (mut buf, mut ends) = (Vec::new(), Vec::with_capacity(rows.len()));
-                    for &(p, at, _) in rows {
-                        buf.extend_from_slice(&crate::surt::surt_of_key(p.arena.key_at(at)));
-                        ends.push(buf.len());
+        sorted_rows(&self.parts, self.order, |all| {
+            let pieces: Vec<&[Sorted]> = all.chunks(piece_rows(all.len())).collect();
+            let writers = write_pieces(&pieces, out, |rows, text| {
+                text.reserve(rows.len() * 128);
+                for (i, &(p, at, surt)) in rows.iter().enumerate() {
+                    // Sorted, the records are all over memory: ask ahead, as
+                    // `write_by_origin` does.
+                    if let Some(&(p, at, _)) = rows.get(i + AHEAD_ROW) {
+                        p.prefetch_record(at);
                     }
-                    (buf, ends)
-                })
-                .collect();
-            let keyed: Vec<Sorted> = surts
-                .iter()
-                .zip(all.chunks(SURTS))
-                .flat_map(|((buf, ends), rows)| {
-                    let starts = std::iter::once(0).chain(ends.iter().copied());
-                    starts
-                        .zip(ends)
-                        .zip(rows)
-                        .map(|((start, &end), &(p, at, _))| (p, at, Some(&buf[start..end])))
-                })
-                .collect();
-            all = sort_by_fields(keyed, 2, |(p, at, surt), f| match f {
-                0 => surt.unwrap_or_default(),
-                _ => p.arena.key_at(*at),
-            });
-        }
-        let pieces: Vec<&[Sorted]> = all.chunks(piece_rows(all.len())).collect();
-        let writers = write_pieces(&pieces, out, |rows, text| {
-            text.reserve(rows.len() * 128);
-            for (i, &(p, at, surt)) in rows.iter().enumerate() {
-                // Sorted, the records are all over memory: ask ahead, as
-                // `write_by_origin` does.
-                if let Some(&(p, at, _)) = rows.get(i + AHEAD_ROW) {
-                    p.prefetch_record(at);
+                    format(text, p, &p.arena.row(at), surt);
                 }
-                format(text, p, &p.arena.row(at), surt);
-            }
-        })?;
-        Ok(Written {
-            rows: all.len() as u64,
-            writers,
+            })?;
+            Ok(Written {
+                rows: all.len() as u64,
+                writers,
+            })
         })
     }
+}
+
+/// Bytes a row takes while the table is sorted (its place, SURT and
+/// digits; [`Table::bytes`]).
+const SORT_ROW: usize = 64;
+
+/// `f` of every row of `parts` sorted by key, or by SURT then key (each
+/// with its SURT).
+fn sorted_rows<R>(parts: &[Part], order: Order, f: impl FnOnce(&[Sorted<'_>]) -> R) -> R {
+    let mut all: Vec<Sorted> = parts
+        .iter()
+        .flat_map(|p| p.recs.iter().map(move |&at| (p, at, None)))
+        .collect();
+    let surts: Vec<(Vec<u8>, Vec<usize>)>;
+    if order == Order::Key {
+        all = sort_by_fields(all, 1, |(p, at, _), _| p.arena.key_at(*at));
+    } else {
+        // The SURTs in one buffer per block of rows, not one `Vec`
+        // each: freeing 10^6 small strings in sorted order cost more
+        // than computing them.
+        const SURTS: usize = 1 << 14;
+        surts = all
+            .par_chunks(SURTS)
+            .map(|rows| {
+                let (mut buf, mut ends) = (Vec::new(), Vec::with_capacity(rows.len()));
+                for &(p, at, _) in rows {
+                    buf.extend_from_slice(&crate::surt::surt_of_key(p.arena.key_at(at)));
+                    ends.push(buf.len());
+                }
+                (buf, ends)
+            })
+            .collect();
+        let keyed: Vec<Sorted> = surts
+            .iter()
+            .zip(all.chunks(SURTS))
+            .flat_map(|((buf, ends), rows)| {
+                let starts = std::iter::once(0).chain(ends.iter().copied());
+                starts
+                    .zip(ends)
+                    .zip(rows)
+                    .map(|((start, &end), &(p, at, _))| (p, at, Some(&buf[start..end])))
+            })
+            .collect();
+        all = sort_by_fields(keyed, 2, |(p, at, surt), f| match f {
+            0 => surt.unwrap_or_default(),
+            _ => p.arena.key_at(*at),
+        });
+    }
+    f(&all)
 }
 
 /// A row of the sorted output, with its key's SURT where the sort computed

@@ -7,7 +7,6 @@ use super::config::Tuning;
 use super::keying::key_hash;
 use super::output::{write_by_origin, PIECE};
 use super::part::Part;
-use super::spill::{read_back, write_spilled, ReadBack};
 use super::*;
 use crate::batch::{Format, RunError};
 
@@ -276,30 +275,109 @@ fn the_block_limit_spills_and_changes_nothing() {
     );
 }
 
-/// Reading a spill file back stops with an error, not a wrong place,
-/// when its records would pass the partition's block limit; at the
-/// limit exactly it reads every row (a repeat adds up, it opens no
-/// block).
-#[test]
-fn reading_back_keeps_to_the_block_limit() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("part");
-    let hasher = foldhash::fast::FixedState::with_seed(5);
-    let mut w = Vec::new();
-    // Three keys of 600 KB: each record opens a block of its own.
-    for (i, c) in [b'a', b'b', b'a', b'c'].into_iter().enumerate() {
-        let key = vec![c; 600_000];
-        let mut part = Part::default();
-        part.add(0, &key, b"ex", (0, i as u64 + 1, 0), 1);
-        let r = part.row(0);
-        write_spilled(&mut w, key_hash(&hasher, &key), &r, &key, b"ex").unwrap();
+/// Dedup `text` with `memory` bytes, batches of `batch` bytes and
+/// partitions counted in at least `min_share` bytes at read-back, on two
+/// workers: CSV and summary.
+fn budgeted(
+    text: &'static [u8],
+    order: Order,
+    memory: usize,
+    batch: usize,
+    min_share: usize,
+) -> (Vec<u8>, Summary) {
+    let n = crate::Normalizer::new(crate::Options::default());
+    let key = super::super::key_fn(super::super::prep::Prep::default(), |s: &str| n.key(s));
+    let input =
+        super::super::source::Opened::from_reader("-", Box::new(std::io::Cursor::new(text)));
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    let cfg = Config {
+        order,
+        memory,
+        chunk_size: batch.min(64 << 10),
+        batch_bytes: batch,
+        pool: Some(std::sync::Arc::new(pool)),
+        tuning: Tuning {
+            min_share,
+            ..Tuning::default()
+        },
+        ..Config::default()
+    };
+    let mut csv = Vec::new();
+    let s = run(
+        vec![input],
+        &Format::Lines,
+        &key,
+        &cfg,
+        &mut super::super::Quiet,
+        &mut |b: &[u8]| {
+            csv.extend_from_slice(b);
+            Ok(())
+        },
+    )
+    .unwrap();
+    (csv, s)
+}
+
+/// Distinct keys, most repeated in a variant further on, so that a key's
+/// rows are in several spills.
+fn spread(n: u32) -> &'static [u8] {
+    let mut text = Vec::new();
+    for i in 0..n {
+        text.extend_from_slice(
+            format!("http://h{}.example/p/{i}?q={}\n", i % 131, i % 7).as_bytes(),
+        );
+        if i % 2 == 0 && i > n / 2 {
+            let j = i - n / 2;
+            text.extend_from_slice(
+                format!("HTTP://h{}.EXAMPLE:80/p/{j}?q={}\n", j % 131, j % 7).as_bytes(),
+            );
+        }
     }
-    std::fs::write(&path, &w).unwrap();
-    assert!(matches!(read_back(&path, 2), Err(ReadBack::Full)));
-    let part = read_back(&path, 3).ok().unwrap();
-    let counts: Vec<(u8, u64)> = part.rows().map(|r| (part.key(&r)[0], r.count)).collect();
-    assert_eq!(counts, [(b'a', 2), (b'b', 1), (b'c', 1)]);
-    assert_eq!(part.arena.blocks.len(), 3);
+    text.leak()
+}
+
+/// The budget is kept at read-back too: a partition whose distinct keys
+/// outgrow a worker's share of it is split again by more bits of the hash,
+/// and again (here to a depth of at least two), rather than loaded whole;
+/// the output is what a run in memory writes, in every order.
+#[test]
+fn partitions_outgrowing_the_budget_are_split_again_recursively() {
+    let text = spread(6_000);
+    for order in [Order::First, Order::Key, Order::Surt] {
+        let (want, free) = budgeted(text, order, 1 << 30, 8 << 20, 256 << 10);
+        assert_eq!(free.spills, 0);
+        let (got, tight) = budgeted(text, order, 512, 64 << 10, 128);
+        assert!(tight.spills > 2, "{tight:?}");
+        assert_eq!(tight.unique, free.unique);
+        if order == Order::First {
+            // Split twice: three writes of the keys that were split.
+            assert!(tight.spill_passes >= 3, "{tight:?}");
+        }
+        assert!(got == want, "{order:?}");
+        // The same budget, partitions counted whole: one pass.
+        let (whole, once) = budgeted(text, order, 512, 64 << 10, 1 << 30);
+        assert!(whole == want);
+        if order == Order::First {
+            assert_eq!(once.spill_passes, 1, "{once:?}");
+        }
+    }
+}
+
+/// Sorted runs past [`FANIN`](super::readback::FANIN) are merged in passes
+/// before the last merge, and give the same output.
+#[test]
+fn many_sorted_runs_merge_in_passes() {
+    let text = spread(64_000);
+    for order in [Order::Key, Order::Surt] {
+        let (want, _) = budgeted(text, order, 1 << 30, 8 << 20, 256 << 10);
+        let (got, s) = budgeted(text, order, 4 << 10, 8 << 10, 256 << 10);
+        assert!(s.spilled_partitions > super::readback::FANIN, "{s:?}");
+        assert!(s.spill_passes >= 2, "{s:?}");
+        assert!(got == want, "{order:?}");
+    }
 }
 
 /// Dedup the inputs `texts` as `format` with `cfg` (whose pool is the

@@ -71,9 +71,17 @@ pub fn run(a: &DedupArgs) -> Result<i32, CliError> {
         let mut extra = format!(", {} unique", s.unique);
         if s.spilled_bytes > 0 {
             extra.push_str(&format!(
-                "; spilled {:.1} MB in {} partitions",
+                "; spilled {:.1} MB ({:.1} MB compressed {:.1}x) in {} partitions, {} {}",
                 s.spilled_bytes as f64 / 1e6,
-                s.spilled_partitions
+                s.spilled_raw_bytes as f64 / 1e6,
+                s.spilled_raw_bytes as f64 / s.spilled_bytes as f64,
+                s.spilled_partitions,
+                s.spill_passes,
+                if s.spill_passes == 1 {
+                    "pass"
+                } else {
+                    "passes"
+                }
             ));
         }
         summary(&s.stats, &extra, start, to_file);
