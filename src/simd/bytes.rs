@@ -12,9 +12,10 @@
 /// newlines of 64 bytes at a time become one bit mask, and each line costs
 /// a `tzcnt`.
 #[inline]
-pub(crate) fn for_each_newline(bytes: &[u8], mut f: impl FnMut(usize)) {
+pub(crate) fn for_each_newline(bytes: &[u8], f: impl FnMut(usize)) {
     #[cfg(all(target_arch = "x86_64", not(irinorm_portable)))]
     {
+        let mut f = f;
         let blocks = bytes.chunks_exact(64);
         let tail = blocks.remainder();
         for (k, block) in blocks.enumerate() {
