@@ -5,7 +5,7 @@ use std::time::Instant;
 use irinorm::batch::{self, DedupConfig, Order, OutputFile};
 
 use super::{
-    batch_bytes, distinct_outputs, exit, format, inputs, key_function, open, pool, prep,
+    batch_bytes, distinct_outputs, exit, format, inputs, key_function, note, open, pool, prep,
     repairs_note, summary, Report,
 };
 use crate::cli::{CliError, DedupArgs, FormArg, SortArg};
@@ -66,17 +66,21 @@ pub fn run(a: &DedupArgs) -> Result<i32, CliError> {
         &mut |b: &[u8]| out.write(b),
     )?;
     out.finish()?;
+    let warning = report.warning(&s.stats);
     let to_file = report.finish()?;
     if !run.quiet {
         let mut extra = format!(", {} unique", s.unique);
         if s.spilled_bytes > 0 {
             extra.push_str(&format!(
-                "; spilled {:.1} MB in {} partitions",
+                "; spilled {:.1} MB to {} temporary files",
                 s.spilled_bytes as f64 / 1e6,
                 s.spilled_partitions
             ));
         }
         summary(&s.stats, &extra, start, to_file);
+        if let Some(w) = warning {
+            note(format_args!("{w}"));
+        }
     }
     repairs_note(&pool, run.quiet);
     Ok(exit(run, &s.stats))
