@@ -72,7 +72,7 @@ pub fn run(a: &DedupArgs) -> Result<i32, CliError> {
         let mut extra = format!(", {} unique", s.unique);
         if s.spilled_bytes > 0 {
             extra.push_str(&format!(
-                "; spilled {:.1} MB to {} temporary files",
+                "; spilled {:.1} MB in {} partitions on disk",
                 s.spilled_bytes as f64 / 1e6,
                 s.spilled_partitions
             ));
