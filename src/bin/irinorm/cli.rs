@@ -131,8 +131,8 @@ pub struct LearnArgs {
     #[arg(long, value_name = "FILE", group = "evidence")]
     pub digests: Option<PathBuf>,
 
-    /// Format of --digests (default: from its name, `.cdx`/`.cdxj`/
-    /// `.csv`/`.tsv`, also followed by `.gz`/`.zst`).
+    /// Format of --digests (default: from its name, `.cdx`, `.cdxj`,
+    /// `.csv` or `.tsv`, also followed by `.gz`/`.zst`).
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub input_format: Option<DigestFormatArg>,
 
