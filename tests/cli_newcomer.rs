@@ -55,7 +55,10 @@ fn short_csv_rows_are_padded_and_the_error_names_the_column() {
         &["normalize", "--column", "2", f.to_str().unwrap(), "-q"],
         b"",
     ));
-    assert!(out.contains(",row has no column 2 (it has 1 field)\n"), "{out}");
+    assert!(
+        out.contains(",row has no column 2 (it has 1 field)\n"),
+        "{out}"
+    );
     let o = run(
         &[
             "normalize",
@@ -88,7 +91,10 @@ fn help_texts_fit_their_command() {
     );
     for cmd in ["dedup", "normalize", "convert"] {
         let h = help(cmd);
-        assert!(h.contains("CSV/TSV records") && h.contains("CDX/CDXJ"), "{cmd}: {h}");
+        assert!(
+            h.contains("CSV/TSV records") && h.contains("CDX/CDXJ"),
+            "{cmd}: {h}"
+        );
     }
     // learn offers the formats it accepts, and only those.
     let learn = help("learn");
@@ -100,7 +106,11 @@ fn help_texts_fit_their_command() {
     assert!(!formats.contains("- lines"), "{formats}");
     let o = run(&["learn", "--digests", "-", "--input-format", "lines"], b"");
     assert_eq!(o.status.code(), Some(2));
-    assert!(err(&o).contains("possible values: cdx, cdxj, csv, tsv"), "{}", err(&o));
+    assert!(
+        err(&o).contains("possible values: cdx, cdxj, csv, tsv"),
+        "{}",
+        err(&o)
+    );
 }
 
 #[test]
@@ -113,7 +123,11 @@ fn format_lines_on_csv_input_is_refused_not_ignored() {
             args.extend(["--format", fmt, f.to_str().unwrap()]);
             let o = run(&args, b"");
             assert_eq!(o.status.code(), Some(2), "{args:?}");
-            assert!(err(&o).contains("does not apply to csv/tsv input"), "{}", err(&o));
+            assert!(
+                err(&o).contains("does not apply to csv/tsv input"),
+                "{}",
+                err(&o)
+            );
         }
         let mut args = cmd.to_vec();
         args.push(f.to_str().unwrap());
@@ -216,7 +230,10 @@ fn mostly_rejected_input_warns_with_the_likely_cause() {
     assert!(e.contains("--input-format csv or tsv"), "{e}");
     let f = write(dir.path(), "r.csv", b"a,b\n1\n2\n3\n4,http://d/\n");
     let e = err(&run(&["dedup", "--column", "b", f.to_str().unwrap()], b""));
-    assert!(e.contains("records have no column b: check --column"), "{e}");
+    assert!(
+        e.contains("records have no column b: check --column"),
+        "{e}"
+    );
     // Relative references without a base.
     let e = err(&run(&["normalize"], b"/a\n/b\n/c\nhttp://d/\n"));
     assert!(e.contains("give --base"), "{e}");
@@ -232,7 +249,10 @@ fn errors_name_the_option_or_format_that_fixes_them() {
     let dir = tempfile::tempdir().unwrap();
     // An over-long line names --max-line-bytes.
     let long = format!("http://a/{}\n", "x".repeat(100));
-    let e = err(&run(&["normalize", "--max-line-bytes", "50"], long.as_bytes()));
+    let e = err(&run(
+        &["normalize", "--max-line-bytes", "50"],
+        long.as_bytes(),
+    ));
     assert!(e.contains("(raise --max-line-bytes)"), "{e}");
     // A truncated gzip input names gzip.
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
@@ -244,7 +264,11 @@ fn errors_name_the_option_or_format_that_fixes_them() {
         let f = write(dir.path(), "cut.txt.gz", &gz[..cut]);
         let o = run(&["dedup", f.to_str().unwrap()], b"");
         assert_eq!(o.status.code(), Some(2));
-        assert!(err(&o).contains("gzip input: the compressed data ends early"), "{}", err(&o));
+        assert!(
+            err(&o).contains("gzip input: the compressed data ends early"),
+            "{}",
+            err(&o)
+        );
     }
     // An unterminated quote is reported as such, not as a newline in a path.
     let f = write(
@@ -266,7 +290,12 @@ fn errors_name_the_option_or_format_that_fixes_them() {
     );
     ok(&o);
     let r = std::fs::read_to_string(&rejects).unwrap();
-    assert!(r.contains("unterminated quoted field: the quote opened in the row of line 3 is never closed"), "{r}");
+    assert!(
+        r.contains(
+            "unterminated quoted field: the quote opened in the row of line 3 is never closed"
+        ),
+        "{r}"
+    );
     // A closed quote over two lines at the very end is a field, not an error.
     let f = write(dir.path(), "q2.csv", b"id,url\n1,\"http://a/\nb\"\n");
     let o = run(&["normalize", "--column", "url", f.to_str().unwrap()], b"");
@@ -349,10 +378,25 @@ fn learn_reports_rules_in_the_rules_files_columns() {
     // Digests alone: no empty redirect section before the digest rules.
     let report = ok(&run(&["learn", "--digests", &cdx], b""));
     assert!(!report.contains("redirects read"), "{report}");
-    assert!(!report.contains("\n\n\n") && !report.contains("observations by kind"), "{report}");
+    assert!(
+        !report.contains("\n\n\n") && !report.contains("observations by kind"),
+        "{report}"
+    );
     // Nothing learned: said once, no empty table.
-    let report = ok(&run(&["learn", "--redirects", redirects.to_str().unwrap(), "--min-evidence", "9"], b""));
-    assert!(report.contains("no rules learned") && !report.contains(header), "{report}");
+    let report = ok(&run(
+        &[
+            "learn",
+            "--redirects",
+            redirects.to_str().unwrap(),
+            "--min-evidence",
+            "9",
+        ],
+        b"",
+    ));
+    assert!(
+        report.contains("no rules learned") && !report.contains(header),
+        "{report}"
+    );
 }
 
 // --- 10. The repository matches what the README does ---
@@ -361,7 +405,13 @@ fn learn_reports_rules_in_the_rules_files_columns() {
 fn the_readmes_outputs_are_ignored_and_data_readme_names_the_main_job() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let ignore = std::fs::read_to_string(root.join(".gitignore")).unwrap();
-    for p in ["/.venv/", "/rules.tsv", "/out/", "/rejects.csv", "/out*.csv"] {
+    for p in [
+        "/.venv/",
+        "/rules.tsv",
+        "/out/",
+        "/rejects.csv",
+        "/out*.csv",
+    ] {
         assert!(ignore.lines().any(|l| l == p), "{p} not in .gitignore");
     }
     let data = std::fs::read_to_string(root.join("data/README.md")).unwrap();

@@ -286,7 +286,7 @@ fn read_input(
                 } else if let Some(r) = pending.last_mut() {
                     // The input ended: a last field that runs over a line
                     // end but does not end with its quote was never closed.
-                    r.unterminated = r.rec.iter().last().is_some_and(|f| f.contains(&b'\n'))
+                    r.unterminated = r.rec.iter().next_back().is_some_and(|f| f.contains(&b'\n'))
                         && !lines.ends_with_quote();
                 }
                 if pending.len() >= RECORDS_PER_BATCH || (!more && !pending.is_empty()) {

@@ -46,7 +46,8 @@ pub enum Command {
         irinorm dedup crawl-*.txt -o unique.csv --rejects bad.csv\n  \
         irinorm dedup --columns canonical frontier.txt.gz -o frontier.csv\n  \
         zcat urls.gz | irinorm dedup --level syntax --sort canonical > unique.csv\n  \
-        irinorm dedup --base https://example.com/ links.txt --strict")]
+        irinorm dedup --base https://example.com/ links.txt --strict",
+        mut_arg("output_column", |a| a.hide(true)))]
     Dedup(DedupArgs),
 
     /// Print the key of every line or record, in input order (streaming,

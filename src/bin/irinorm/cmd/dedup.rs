@@ -13,6 +13,11 @@ use crate::cli::{CliError, DedupArgs, FormArg, SortArg};
 pub fn run(a: &DedupArgs) -> Result<i32, CliError> {
     let start = Instant::now();
     let run = &a.run;
+    if run.input.output_column != "canonical" {
+        return Err(CliError::msg(
+            "dedup writes the columns of --columns; --output-column is for normalize and convert",
+        ));
+    }
     distinct_outputs(&[
         ("--output", run.output.as_deref()),
         ("--rejects", run.rejects.as_deref()),

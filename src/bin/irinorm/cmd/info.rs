@@ -214,7 +214,7 @@ pub fn learn(a: &LearnArgs) -> Result<i32, CliError> {
     if a.redirects.is_some() || !pairs.is_empty() {
         let kinds: Vec<String> = learned
             .counts()
-            .into_iter()
+            .iter()
             .map(|(change, n)| format!("{} {n}", change.name()))
             .collect();
         t.push_str(&format!(
