@@ -428,7 +428,7 @@ impl<'a> Report<'a> {
             return None;
         }
         Some(format!(
-            "warning: {n} of {read} lines rejected ({:.0} %); likely cause: {} \
+            "warning: {n} of {read} lines ({:.0} %) were rejected; likely cause: {} \
              (--strict makes such a run exit 1)",
             n as f64 * 100.0 / read as f64,
             self.causes.likely(n)
