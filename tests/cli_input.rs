@@ -228,8 +228,8 @@ fn csv_quoted_fields_and_passthrough() {
         out,
         format!(
             "canonical,count,first_file,first_line,example\n\
-             \"http://a/x,y\",1,{f},2,\"http://a/x,y\"\n\
-             http://a/x%2Cy,2,{f},5,HTTP://A/x%2cy\n"
+             \"http://a/x,y\",1,{f},2,\"1,\"\"http://a/x,y\"\",plain\"\n\
+             http://a/x%2Cy,2,{f},5,\"3,HTTP://A/x%2cy,\"\"q \"\"\"\"x\"\"\"\"\"\"\"\n"
         )
     );
     // TSV and --no-header, compressed input, from the extension.

@@ -633,7 +633,7 @@ fn first_line_example_and_blank_lines() {
     );
     assert_eq!(
         ok(&o),
-        "canonical,count,first_file,first_line,example\nhttp://a/,2,-,4,http://a/\n"
+        "canonical,count,first_file,first_line,example\nhttp://a/,2,-,4,\"http://a/,1\"\n"
     );
     let o = run(&["dedup", "--input-format", "csv", "-"], csv);
     let err = String::from_utf8_lossy(&o.stderr);

@@ -30,11 +30,7 @@ fuzz_target!(|data: &[u8]| {
         .flexible(true)
         .delimiter(delimiter)
         .from_reader(body);
-    let layout = Layout {
-        header: None,
-        column: 0,
-        base_column,
-    };
+    let layout = Layout::by_index(0, base_column, delimiter);
     let (mut lines, mut counted) = (0u64, 0u64);
     let mut rec = csv::ByteRecord::new();
     while let Ok(true) = rdr.read_byte_record(&mut rec) {
@@ -42,6 +38,7 @@ fuzz_target!(|data: &[u8]| {
         let r = Rec {
             rec: rec.clone(),
             line: lines,
+            unterminated: false,
         };
         match record_key(&r, &layout, 4096, None, &kf) {
             RecordKey::Blank | RecordKey::Reject(_) => counted += 1,

@@ -11,6 +11,8 @@ without first_file/first_line. Text input is read like the CLI reads it:
 lines end at LF (a CR before it is dropped) and a UTF-8 BOM that starts
 a line is dropped (the CLI drops it at the start of a file only). Input
 whose name ends in .parquet is read as Parquet. Every executor needs the irinorm wheel installed.
+A summary goes to stderr (rows read, unique keys, rejected rows); --rejects DIR
+writes the rejected rows with their error as CSV, as the CLI's --rejects does.
 """
 
 import argparse
@@ -28,6 +30,7 @@ def parse_args(argv):
     p.add_argument("--mode", default="strict", choices=["strict", "leiri", "web"])
     p.add_argument("--rules", help="protocol-rung rules, e.g. +sort-query")
     p.add_argument("--format", default="csv", choices=["csv", "parquet"])
+    p.add_argument("--rejects", help="write the rejected rows and their error here (CSV)")
     return p.parse_args(argv)
 
 
@@ -44,7 +47,7 @@ def read(spark, path, column):
 def main(argv=None, spark=None):
     from pyspark.sql import SparkSession
 
-    from irinorm.spark import dedup
+    from irinorm.spark import dedup, rejects
 
     args = parse_args(sys.argv[1:] if argv is None else argv)
     spark = spark or SparkSession.builder.appName("irinorm dedup").getOrCreate()
@@ -58,6 +61,13 @@ def main(argv=None, spark=None):
         writer.option("header", True).option("escape", '"').csv(args.output)
     else:
         writer.parquet(args.output)
+    bad = rejects(df, args.column, **opts)
+    if args.rejects:
+        bad.write.mode("overwrite").option("header", True).option("escape", '"').csv(args.rejects)
+    print(
+        f"irinorm: {df.count()} rows: {rows.count()} unique keys, {bad.count()} rejected",
+        file=sys.stderr,
+    )
     return rows
 
 

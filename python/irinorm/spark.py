@@ -9,13 +9,14 @@ must be readable at the same path on every executor.
 >>> from irinorm.spark import canonicalize, dedup            # doctest: +SKIP
 >>> keyed = canonicalize(df, "url", level="protocol")         # doctest: +SKIP
 >>> dedup(df, "url", order_by="fetch_time").show()            # doctest: +SKIP
+>>> rejects(df, "url").count()                                # doctest: +SKIP
 """
 
 from __future__ import annotations
 
 from typing import Any, Iterator, List, Optional, Sequence, Union
 
-__all__ = ["canonicalize", "dedup"]
+__all__ = ["canonicalize", "dedup", "rejects"]
 
 _POS = "__irinorm_pos"
 _KEY = "__irinorm_key"
@@ -79,6 +80,30 @@ def canonicalize(
     return df.mapInArrow(_keyer(column, output, error, opts), schema)
 
 
+def rejects(
+    df: Any,
+    column: str,
+    level: str = "scheme",
+    error: str = "error",
+    **opts: Any,
+) -> Any:
+    """The rows of ``df`` whose ``column`` has no key, with an ``error``
+    column saying why: what the CLI writes with ``--rejects``, and what
+    :func:`dedup` leaves out. ``rejects(df, "url").count()`` is the CLI's
+    "rejected" count. Null and blank references (empty, or only spaces and
+    tabs) are not rejects: the CLI counts blank lines apart. ``opts`` as for
+    :func:`canonicalize`; the keys are computed again (cache ``df`` to read
+    it once).
+    """
+    from pyspark.sql import functions as F
+
+    keyed = canonicalize(df, column, level=level, output=_KEY, error=error, **opts)
+    url = F.col(column)
+    return keyed.where(
+        F.col(_KEY).isNull() & url.isNotNull() & ~url.rlike("^[ \\t]*$")
+    ).drop(_KEY)
+
+
 def dedup(
     df: Any,
     column: str,
@@ -92,7 +117,7 @@ def dedup(
     ``None`` fall back to the order of the input, as read:
     ``monotonically_increasing_id``, which follows files and lines).
     Rejected and null references are left out, as the CLI leaves them out of
-    its CSV. With ``form="surt"`` the rows are grouped by the URI-form key and
+    its CSV (:func:`rejects` gives the rejected rows and their count). With ``form="surt"`` the rows are grouped by the URI-form key and
     ``canonical`` shows its SURT, as the CLI does (so http and https never
     merge). ``opts``: ``level`` and the other arguments of
     :class:`irinorm.Normalizer`. The rows come in no particular order.

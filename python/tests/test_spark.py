@@ -97,3 +97,36 @@ def test_canonicalize_columns_nulls_errors(spark):
         canonicalize(df, "url", level="nope")
     with pytest.raises(ValueError):
         canonicalize(df, "nope")
+
+
+def test_rejects_count_equals_the_clis(spark, cli, tmp_path):
+    from irinorm.spark import rejects
+
+    sample = DATA / "kasztp.txt"
+    df = spark_dedup.read(spark, str(sample), "url")
+    bad = rejects(df, "url", level="scheme").collect()
+    listed = tmp_path / "rejects.csv"
+    cli("dedup", "--quiet", "--rejects", listed, sample)
+    expected = list(csv.DictReader(listed.open(encoding="utf-8", newline="")))
+    assert len(expected) > 0
+    assert len(bad) == len(expected)
+    assert sorted(r["error"] for r in bad) == sorted(r["error"] for r in expected)
+    # Blank and null references are not rejects; the rows keep their columns.
+    df = spark.createDataFrame([("a", "http://a/"), ("b", " "), ("c", None), ("d", "x y")], ["id", "url"])
+    got = rejects(df, "url").collect()
+    assert [(r["id"], r["url"]) for r in got] == [("d", "x y")]
+    assert got[0]["error"] == "space not allowed in path at byte 1"
+
+
+def test_example_job_reports_the_rejected_count(spark, cli, tmp_path, capsys):
+    sample = DATA / "kasztp.txt"
+    spark_dedup.main([str(sample), str(tmp_path / "out"), "--rejects", str(tmp_path / "bad")], spark=spark)
+    err = capsys.readouterr().err
+    listed = tmp_path / "rejects.csv"
+    cli("dedup", "--quiet", "--rejects", listed, sample)
+    n = sum(1 for _ in csv.DictReader(listed.open(encoding="utf-8", newline="")))
+    assert f", {n} rejected" in err, err
+    rows = []
+    for part in sorted((tmp_path / "bad").glob("part-*.csv")):
+        rows += list(csv.DictReader(part.open(encoding="utf-8", newline="")))
+    assert len(rows) == n and all(r["error"] for r in rows)

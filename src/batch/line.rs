@@ -210,12 +210,39 @@ pub fn process_line<'a>(
 /// What became of one record.
 pub enum RecordKey<'a> {
     Blank,
-    /// The key and the reference field as text (the `example`).
+    /// The key and the record as written (the `example`: its fields joined
+    /// by the delimiter, quoted where RFC 4180 needs it; lossy UTF-8).
     Key {
         key: String,
         example: Cow<'a, str>,
     },
     Reject(RejectReason),
+}
+
+/// `r` as a line of its input: its fields joined by `delimiter`, each
+/// quoted only where RFC 4180 §2 needs it (so a record written without
+/// needless quotes reads back byte for byte).
+pub fn record_text(r: &Rec, delimiter: u8) -> String {
+    let mut out = Vec::with_capacity(r.rec.as_slice().len() + r.rec.len());
+    for (i, f) in r.rec.iter().enumerate() {
+        if i > 0 {
+            out.push(delimiter);
+        }
+        super::sink::field_with(&mut out, f, delimiter);
+    }
+    match String::from_utf8(out) {
+        Ok(s) => s,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    }
+}
+
+/// The reject reason of a record with no field at the column named `name`.
+fn missing_column(what: &str, name: &super::source::Column, r: &Rec) -> RejectReason {
+    RejectReason::Other(format!(
+        "{what}row has no column {name} (it has {} field{})",
+        r.rec.len(),
+        if r.rec.len() == 1 { "" } else { "s" }
+    ))
 }
 
 /// The key of a CSV/TSV record: its reference field (and its base field),
@@ -227,11 +254,15 @@ pub fn record_key<'a>(
     charset: Option<Charset>,
     key: &KeyFn<'_>,
 ) -> RecordKey<'a> {
-    let Some(field) = r.rec.get(layout.column) else {
+    if r.unterminated {
         return RecordKey::Reject(RejectReason::Other(format!(
-            "row has no column {}",
-            layout.column + 1
+            "unterminated quoted field: the quote opened in the row of line {} is never \
+             closed, so the field runs to the end of the input",
+            r.line
         )));
+    }
+    let Some(field) = r.rec.get(layout.column) else {
+        return RecordKey::Reject(missing_column("", &layout.names.0, r));
     };
     // With a base, the empty reference is meaningful (the base document).
     let empty_ref = field.is_empty() && layout.base_column.is_some();
@@ -262,10 +293,12 @@ pub fn record_key<'a>(
         None => None,
         Some(bc) => match r.rec.get(bc) {
             None => {
-                return RecordKey::Reject(RejectReason::Other(format!(
-                    "invalid base: row has no column {}",
-                    bc + 1
-                )))
+                let name = layout
+                    .names
+                    .1
+                    .clone()
+                    .unwrap_or(super::source::Column::Index(bc));
+                return RecordKey::Reject(missing_column("invalid base: ", &name, r));
             }
             Some(b) => match decode_text(b, charset) {
                 Ok(b) => Some(b),
@@ -278,7 +311,7 @@ pub fn record_key<'a>(
     match key_of(&s, base.as_deref(), key) {
         Ok(k) => RecordKey::Key {
             key: k.into_owned(),
-            example: s,
+            example: Cow::Owned(record_text(r, layout.delimiter)),
         },
         Err(e) => RecordKey::Reject(e),
     }

@@ -9,7 +9,9 @@
 //!
 //! Outputs ([`MapOutput`]): one key per line; CSV `line,input,output,error`;
 //! or, for CSV/TSV records, every input field unchanged followed by the key
-//! column and `error`, in the input's own delimiter.
+//! column and `error`, in the input's own delimiter — a short record padded
+//! with empty fields to the header's width, so that the key and the error
+//! always stand under their headings.
 
 use std::borrow::Cow;
 
@@ -335,6 +337,9 @@ fn map_records(
                 stats.lines += 1;
                 for f in &r.rec {
                     field_with(&mut text, f, delim);
+                    text.push(delim);
+                }
+                for _ in r.rec.len()..layout.width {
                     text.push(delim);
                 }
                 match record_key(r, layout, cfg.max_line_bytes, batch.charset, key) {

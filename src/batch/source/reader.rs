@@ -247,13 +247,24 @@ fn read_input(
                 Some(first)
             } else {
                 let line = line_of(&first);
-                pending.push(Rec { rec: first, line });
+                pending.push(Rec {
+                    rec: first,
+                    line,
+                    unterminated: false,
+                });
                 None
+            };
+            let width = match &header {
+                Some(h) => h.len(),
+                None => pending[0].rec.len(),
             };
             let layout = Layout {
                 header,
                 column,
                 base_column,
+                names: (rf.column.clone(), rf.base_column.clone()),
+                width,
+                delimiter: rf.delimiter,
             };
             if !send(Item::Start {
                 layout: Some(layout),
@@ -267,7 +278,16 @@ fn read_input(
                 let more = rdr.read_byte_record(&mut rec).map_err(err)?;
                 if more {
                     let line = line_of(&rec);
-                    pending.push(Rec { rec, line });
+                    pending.push(Rec {
+                        rec,
+                        line,
+                        unterminated: false,
+                    });
+                } else if let Some(r) = pending.last_mut() {
+                    // The input ended: a last field that runs over a line
+                    // end but does not end with its quote was never closed.
+                    r.unterminated = r.rec.iter().next_back().is_some_and(|f| f.contains(&b'\n'))
+                        && !lines.ends_with_quote();
                 }
                 if pending.len() >= RECORDS_PER_BATCH || (!more && !pending.is_empty()) {
                     let byte = rdr.position().byte();

@@ -41,6 +41,16 @@ pub enum Column {
     Name(String),
 }
 
+impl std::fmt::Display for Column {
+    /// As the user wrote it: the name, or the 1-based index.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Column::Index(i) => write!(f, "{}", i + 1),
+            Column::Name(n) => f.write_str(n),
+        }
+    }
+}
+
 impl Column {
     /// `cut`-style: only digits is a 1-based index, anything else a name.
     pub fn parse(spec: &str) -> Result<Column, RunError> {
@@ -93,6 +103,10 @@ pub const RECORDS_PER_BATCH: usize = 1 << 14;
 pub struct Rec {
     pub rec: ByteRecord,
     pub line: u64,
+    /// The input ended inside this record's last field, a quoted one whose
+    /// closing quote never came (RFC 4180 §2 rule 5): the field holds the
+    /// rest of the input, and the record is rejected as such.
+    pub unterminated: bool,
 }
 
 /// The columns of one CSV/TSV input.
@@ -102,6 +116,29 @@ pub struct Layout {
     pub header: Option<ByteRecord>,
     pub column: usize,
     pub base_column: Option<usize>,
+    /// The columns as the user named them (for messages).
+    pub names: (Column, Option<Column>),
+    /// Fields of the header (or, without one, of the first record): every
+    /// record written back is padded with empty fields to this width.
+    pub width: usize,
+    pub delimiter: u8,
+}
+
+impl Layout {
+    /// A layout for records read without a header, naming the columns by
+    /// their 1-based index (for programs that parse the records
+    /// themselves: the fuzz targets).
+    #[cfg(fuzzing)]
+    pub fn by_index(column: usize, base_column: Option<usize>, delimiter: u8) -> Layout {
+        Layout {
+            header: None,
+            column,
+            base_column,
+            names: (Column::Index(column), base_column.map(Column::Index)),
+            width: 0,
+            delimiter,
+        }
+    }
 }
 
 /// The newlines read so far that lie beyond the last record asked about
@@ -115,6 +152,8 @@ struct NewlineState {
     pending: std::collections::VecDeque<(u64, bool)>,
     before: u64,
     last_byte: u8,
+    /// The last byte read that is not CR or LF.
+    last_text_byte: u8,
 }
 
 impl NewlineLog {
@@ -138,6 +177,13 @@ impl NewlineLog {
         }
         st.before + 1
     }
+
+    /// Whether the last byte read before the final line terminators is a
+    /// `"`: at the end of an input, a record whose last field holds a
+    /// newline ends with the closing quote, or its quote was never closed.
+    pub(super) fn ends_with_quote(&self) -> bool {
+        self.0.borrow().last_text_byte == b'"'
+    }
 }
 
 /// A reader that logs the offset of every `\n` that passes through it.
@@ -157,6 +203,9 @@ impl<R: Read> Read for CountingReader<R> {
         }
         if n > 0 {
             g.last_byte = buf[n - 1];
+            if let Some(&b) = buf[..n].iter().rev().find(|&&b| b != b'\n' && b != b'\r') {
+                g.last_text_byte = b;
+            }
         }
         self.pos += n as u64;
         Ok(n)

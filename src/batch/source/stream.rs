@@ -106,9 +106,35 @@ fn decompress_reader<'a, R: Read + Send + 'a>(
 ) -> io::Result<Box<dyn Read + Send + 'a>> {
     Ok(match c {
         Compression::None => Box::new(r),
-        Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(r)),
-        Compression::Zstd => Box::new(zstd::Decoder::new(r)?),
+        Compression::Gzip => Box::new(Decompressing {
+            inner: flate2::read::MultiGzDecoder::new(r),
+            codec: "gzip",
+        }),
+        Compression::Zstd => Box::new(Decompressing {
+            inner: zstd::Decoder::new(r)?,
+            codec: "zstd",
+        }),
     })
+}
+
+/// A decompressor whose errors name its codec: "unexpected end of file"
+/// alone does not tell that the gzip data is cut short.
+struct Decompressing<R> {
+    inner: R,
+    codec: &'static str,
+}
+
+impl<R: Read> Read for Decompressing<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.inner.read(buf).map_err(|e| {
+            let what = if e.kind() == io::ErrorKind::UnexpectedEof {
+                "the compressed data ends early (a truncated file?)".to_owned()
+            } else {
+                e.to_string()
+            };
+            io::Error::new(e.kind(), format!("{} input: {what}", self.codec))
+        })
+    }
 }
 
 /// Reads up to `n` bytes (fewer only at the end of the stream).

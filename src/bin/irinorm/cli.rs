@@ -35,24 +35,33 @@ pub enum Command {
     /// Deduplicate IRI references by their key; write one CSV row per key.
     ///
     /// Output columns: canonical,count,first_file,first_line,example — the
-    /// key, how many lines share it, where it was first seen (file as given,
-    /// `-` for stdin; 1-based physical line) and that line as written
-    /// (without its line terminator); --columns chooses some of them. Rows
-    /// are in order of first occurrence, byte-identical whatever --threads
-    /// and --chunk-size are.
+    /// key, how many lines or records share it, where it was first seen
+    /// (file as given, `-` for stdin; 1-based physical line) and that line
+    /// or record as written (without its line terminator; a CSV/TSV record
+    /// as its fields joined by the delimiter, quoted where needed; a
+    /// CDX/CDXJ record as its whole line); --columns chooses some of them.
+    /// Rows are in order of first occurrence, byte-identical whatever
+    /// --threads, --chunk-size and --memory are.
     #[command(after_help = "Examples:\n  \
         irinorm dedup crawl-*.txt -o unique.csv --rejects bad.csv\n  \
         irinorm dedup --columns canonical frontier.txt.gz -o frontier.csv\n  \
         zcat urls.gz | irinorm dedup --level syntax --sort canonical > unique.csv\n  \
-        irinorm dedup --base https://example.com/ links.txt --strict")]
+        irinorm dedup --base https://example.com/ links.txt --strict",
+        mut_arg("output_column", |a| a.hide(true)))]
     Dedup(DedupArgs),
 
-    /// Print the key of every line, in input order (streaming, bounded
-    /// memory: works on endless stdin).
+    /// Print the key of every line or record, in input order (streaming,
+    /// bounded memory: works on endless stdin).
     ///
-    /// `--format lines`: one key per line; a rejected or blank line gives an
-    /// empty line. `--format csv`: header line,input,output,error (line is
-    /// the 1-based line number within its input).
+    /// Lines input: `--format lines` (default) writes one key per line, an
+    /// empty line for a rejected or blank one; `--format csv` writes the
+    /// header line,input,output,error (line is the 1-based line number
+    /// within its input). CSV/TSV input: every record with all its fields,
+    /// padded to the header's width, then the key column (--output-column)
+    /// and `error`, in the input's delimiter (--format is refused).
+    /// CDX/CDXJ input: each record with its key as a last CDX field (header
+    /// letter `A`) or a CDXJ "canonical" member (`-` / null when rejected),
+    /// or with `--format csv` the line,input,output,error table.
     #[command(after_help = "Examples:\n  \
         tail -f access.log | cut -d' ' -f7 | irinorm normalize --base https://example.com/\n  \
         irinorm normalize --format csv --form iri urls.txt -o keys.csv")]
@@ -60,6 +69,11 @@ pub enum Command {
 
     /// Convert between IRI and URI form (no normalization; relative
     /// references allowed), one output per input line.
+    ///
+    /// Lines input: --format lines or csv as for `normalize`. CSV/TSV input:
+    /// every record, then the converted column (--output-column) and
+    /// `error` (--format is refused). CDX/CDXJ input is refused: use
+    /// `normalize`.
     #[command(after_help = "Examples:\n  \
         irinorm convert --to uri iris.txt\n  \
         echo 'http://xn--mnchen-3ya.de/%C3%BC' | irinorm convert --to iri")]
@@ -118,10 +132,10 @@ pub struct LearnArgs {
     #[arg(long, value_name = "FILE", group = "evidence")]
     pub digests: Option<PathBuf>,
 
-    /// Format of --digests: cdx, cdxj, csv or tsv (default: from its name,
-    /// `.cdx`/`.cdxj`/`.csv`/`.tsv`, also followed by `.gz`/`.zst`).
+    /// Format of --digests (default: from its name, `.cdx`, `.cdxj`,
+    /// `.csv` or `.tsv`, also followed by `.gz`/`.zst`).
     #[arg(long, value_enum, value_name = "FORMAT")]
-    pub input_format: Option<InputFormatArg>,
+    pub input_format: Option<DigestFormatArg>,
 
     /// Agreeing observations needed before a rule is learned: redirects per
     /// host and change, independent pages per digest rule.
@@ -140,6 +154,19 @@ pub struct LearnArgs {
     /// Apply it with `--level protocol --learned FILE`.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+}
+
+/// Format of `learn --digests`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DigestFormatArg {
+    /// CDX index lines (a ` CDX …` header names the fields, else CDX11).
+    Cdx,
+    /// CDXJ lines: `surtkey timestamp {json}`.
+    Cdxj,
+    /// CSV url,digest[,timestamp] (a first row starting `url` is a header).
+    Csv,
+    /// TSV url,digest[,timestamp].
+    Tsv,
 }
 
 /// A rung of the comparison ladder.
@@ -267,9 +294,12 @@ pub struct KeyArgs {
 /// Inputs, outputs and execution (shared by dedup, normalize, convert).
 #[derive(Debug, Clone, Args)]
 pub struct RunArgs {
-    /// Input files, one IRI reference per line (LF or CRLF; a UTF-8 BOM is
-    /// ignored). `-` or none reads stdin. A line that is empty or only
-    /// spaces/tabs is blank: skipped and counted.
+    /// Input files in --input-format: lines (one IRI reference per line,
+    /// LF or CRLF), CSV/TSV records (the reference in --column) or CDX/CDXJ
+    /// index lines (each record's original URL). A UTF-8 BOM is ignored.
+    /// `-` or none reads stdin (on a terminal, end it with Ctrl-D). A line
+    /// or field that is empty or only spaces/tabs is blank: skipped and
+    /// counted.
     #[arg(value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
 
@@ -285,12 +315,14 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     pub rejects: Option<PathBuf>,
 
-    /// Exit with status 1 if any line was rejected.
+    /// Exit with status 1 if any line was rejected. (Without it, a run that
+    /// rejects most of its input still exits 0, with a warning that names
+    /// the likely cause.)
     #[arg(long)]
     pub strict: bool,
 
-    /// Lines longer than this (without line terminator) are rejected
-    /// (`64K`, `1M`, or bytes; at most 256M).
+    /// Lines (and CSV/TSV fields) longer than this, without the line
+    /// terminator, are rejected (`64K`, `1M`, or bytes; at most 256M).
     #[arg(long, value_name = "SIZE", default_value = "65536", value_parser = parse_unit_size)]
     pub max_line_bytes: u64,
 
@@ -399,15 +431,10 @@ pub struct InputArgs {
 
     /// Input format (default: `csv`/`tsv`/`cdx`/`cdxj` for a first input
     /// named `*.csv`/`*.tsv`/`*.cdx`/`*.cdxj`, also with a `.gz`/`.zst`
-    /// suffix; otherwise `lines`). With csv/tsv, `normalize`/`convert` write
-    /// the records in the same format with every input column unchanged
-    /// plus the key column (--output-column) and `error`; `--format` is then
-    /// ignored. With cdx/cdxj (dedup, normalize), the reference of a record
-    /// is its original URL; a malformed record is rejected with a reason;
-    /// `dedup`'s example is the record line as written; `normalize` writes
-    /// each record with its key as a last CDX field (header letter `A`) or a
-    /// CDXJ "canonical" member (`-` / null when rejected), or with
-    /// `--format csv` the usual line,input,output,error.
+    /// suffix; otherwise `lines`). With csv/tsv the reference is the
+    /// --column of each record; with cdx/cdxj it is each record's original
+    /// URL, and a malformed record is rejected with its reason. What is
+    /// written for each format: see the command's description above.
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub input_format: Option<InputFormatArg>,
 
@@ -526,9 +553,10 @@ pub struct NormalizeArgs {
     #[command(flatten)]
     pub key: KeyArgs,
 
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = FormatArg::Lines)]
-    pub format: FormatArg,
+    /// Output format for lines and CDX/CDXJ input (default: lines); refused
+    /// on CSV/TSV input, which is written as records.
+    #[arg(long, value_enum)]
+    pub format: Option<FormatArg>,
 
     #[command(flatten)]
     pub run: RunArgs,
@@ -540,9 +568,10 @@ pub struct ConvertArgs {
     #[arg(long, value_enum)]
     pub to: ConvertTo,
 
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = FormatArg::Lines)]
-    pub format: FormatArg,
+    /// Output format for lines and CDX/CDXJ input (default: lines); refused
+    /// on CSV/TSV input, which is written as records.
+    #[arg(long, value_enum)]
+    pub format: Option<FormatArg>,
 
     #[command(flatten)]
     pub run: RunArgs,
@@ -572,8 +601,9 @@ pub struct CompareArgs {
 /// What `convert` converts to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ConvertTo {
-    /// URI (3987bis §3.6): non-ASCII percent-encoded as UTF-8, IDN hosts
-    /// kept as written.
+    /// URI (3987bis §3.6): non-ASCII percent-encoded as UTF-8; a non-ASCII
+    /// host of a DNS scheme (http, https, ...) becomes its A-label
+    /// (`münchen.de` → `xn--mnchen-3ya.de`), others are percent-encoded.
     Uri,
     /// IRI (§3.7): percent-encoded UTF-8 decoded where it is safe.
     Iri,

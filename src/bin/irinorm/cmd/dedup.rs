@@ -5,7 +5,7 @@ use std::time::Instant;
 use irinorm::batch::{self, DedupConfig, Order, OutputFile};
 
 use super::{
-    batch_bytes, distinct_outputs, exit, format, inputs, key_function, open, pool, prep,
+    batch_bytes, distinct_outputs, exit, format, inputs, key_function, note, open, pool, prep,
     repairs_note, summary, Report,
 };
 use crate::cli::{CliError, DedupArgs, FormArg, SortArg};
@@ -13,6 +13,11 @@ use crate::cli::{CliError, DedupArgs, FormArg, SortArg};
 pub fn run(a: &DedupArgs) -> Result<i32, CliError> {
     let start = Instant::now();
     let run = &a.run;
+    if run.input.output_column != "canonical" {
+        return Err(CliError::msg(
+            "dedup writes the columns of --columns; --output-column is for normalize and convert",
+        ));
+    }
     distinct_outputs(&[
         ("--output", run.output.as_deref()),
         ("--rejects", run.rejects.as_deref()),
@@ -66,12 +71,13 @@ pub fn run(a: &DedupArgs) -> Result<i32, CliError> {
         &mut |b: &[u8]| out.write(b),
     )?;
     out.finish()?;
+    let warning = report.warning(&s.stats);
     let to_file = report.finish()?;
     if !run.quiet {
         let mut extra = format!(", {} unique", s.unique);
         if s.spilled_bytes > 0 {
             extra.push_str(&format!(
-                "; spilled {:.1} MB ({:.1} MB compressed {:.1}x) in {} partitions, {} {}",
+                "; spilled {:.1} MB to disk ({:.1} MB of rows compressed {:.1}x) in {} partitions, {} {}",
                 s.spilled_bytes as f64 / 1e6,
                 s.spilled_raw_bytes as f64 / 1e6,
                 s.spilled_raw_bytes as f64 / s.spilled_bytes as f64,
@@ -85,6 +91,9 @@ pub fn run(a: &DedupArgs) -> Result<i32, CliError> {
             ));
         }
         summary(&s.stats, &extra, start, to_file);
+        if let Some(w) = warning {
+            note(format_args!("{w}"));
+        }
     }
     repairs_note(&pool, run.quiet);
     Ok(exit(run, &s.stats))

@@ -8,12 +8,12 @@ use std::io::Write;
 use std::path::Path;
 
 use irinorm::batch::{self, Input, OutputFile};
-use irinorm::learn::digest::{self, ContentRule, DigestFormat, DigestOptions, ReadResult};
+use irinorm::learn::digest::{self, DigestFormat, DigestOptions, ReadResult};
 use irinorm::learn::Learned;
 use irinorm::{Level, Mode, Rules};
 
 use super::{normalizer, note, prep, redirect_pairs, PREVIEW};
-use crate::cli::{CliError, CompareArgs, InputArgs, InputFormatArg, LearnArgs, LevelArg};
+use crate::cli::{CliError, CompareArgs, DigestFormatArg, InputArgs, LearnArgs, LevelArg};
 use crate::term::escape;
 
 /// `compare`: the keys of A and B at each rung (with the same options as
@@ -211,31 +211,32 @@ pub fn learn(a: &LearnArgs) -> Result<i32, CliError> {
             r.rejected.len()
         ));
     }
-    t.push_str(&format!(
-        "{} redirects read; rules need {} agreeing observations and no contradiction\n\n",
-        learned.rows(),
-        a.min_evidence
-    ));
-    redirect_report(&mut t, &learned);
-    if read.is_some() {
-        let c = learned.content();
+    if a.redirects.is_some() || !pairs.is_empty() {
+        let kinds: Vec<String> = learned
+            .counts()
+            .iter()
+            .map(|(change, n)| format!("{} {n}", change.name()))
+            .collect();
         t.push_str(&format!(
-            "\nrules from digests (min evidence {} pages, window {}):\n",
-            a.min_evidence,
-            duration(a.window)
-        ));
-        t.push_str("origin,kind,pattern,support,contradictions\n");
-        for r in c.active() {
-            t.push_str(&content_row(r));
-        }
-        let contradicted: Vec<_> = c.candidates().iter().filter(|r| !r.is_active()).collect();
-        if !contradicted.is_empty() {
-            t.push_str("\ncontradicted (never applied):\n");
-            for r in contradicted {
-                t.push_str(&content_row(r));
+            "{} redirects read (by kind: {})\n",
+            learned.rows(),
+            if kinds.is_empty() {
+                "none".to_owned()
+            } else {
+                kinds.join(", ")
             }
-        }
+        ));
     }
+    t.push_str(&format!(
+        "a rule needs {} agreeing observations{} and no contradiction\n",
+        a.min_evidence,
+        if read.is_some() {
+            format!(" (digests: pages within {})", duration(a.window))
+        } else {
+            String::new()
+        }
+    ));
+    rules_report(&mut t, &learned);
     write_stdout(t.as_bytes())
 }
 
@@ -249,46 +250,91 @@ fn duration(secs: i64) -> String {
     }
 }
 
-/// One content rule as a report row (escaped: it quotes crawl data).
-fn content_row(r: &ContentRule) -> String {
-    format!(
-        "{},{},{},{},{}\n",
-        escape(&r.origin),
-        r.kind,
-        escape(&r.pattern),
-        r.support,
-        r.contradictions
-    )
-}
+/// The columns of a report's rule tables: those of the rules file that
+/// `-o` writes (`#host kind pattern support contradictions`), with the
+/// evidence each rule comes from first.
+const RULE_COLUMNS: &str = "source,host,kind,pattern,support,contradictions\n";
 
-/// The redirect rules, the contradictions set aside and the counts.
-fn redirect_report(t: &mut String, learned: &Learned) {
-    t.push_str("host,change,paths,support\n");
-    let mut rules: Vec<_> = learned.rules().collect();
-    rules.sort_by(|x, y| (&x.host, x.change.name()).cmp(&(&y.host, y.change.name())));
-    for r in &rules {
-        t.push_str(&format!(
-            "{},{},{},{}\n",
-            escape(&r.host),
-            r.change.name(),
-            r.path_kind,
-            r.support
+/// The rules of `learned` as the rules file has them (same rows, same
+/// order, CSV instead of TSV), in two tables: the rules applied, and the
+/// rows set aside as contradicted. A table with no row is not printed.
+fn rules_report(t: &mut String, learned: &Learned) {
+    let mut active = String::new();
+    let mut contradicted = String::new();
+    let row = |out: &mut String,
+               source: &str,
+               host: &str,
+               kind: &str,
+               pattern: &str,
+               support: usize,
+               contra: usize| {
+        out.push_str(&format!(
+            "{source},{},{kind},{},{support},{contra}\n",
+            escape(host),
+            escape(pattern)
         ));
+    };
+    let mut redirect_rules: Vec<_> = learned.rules().collect();
+    redirect_rules.sort_by(|x, y| (&x.host, x.change.name()).cmp(&(&y.host, y.change.name())));
+    for r in &redirect_rules {
+        let pattern = r.path_kind.to_string();
+        row(
+            &mut active,
+            "redirects",
+            &r.host,
+            r.change.name(),
+            &pattern,
+            r.support,
+            0,
+        );
     }
-    if !learned.contradictions().is_empty() {
-        t.push_str("\ncontradictions (set aside):\n");
-        for c in learned.contradictions() {
-            let obs: Vec<String> = c
-                .observations
-                .iter()
-                .map(|(ch, pk, n)| format!("{} {pk} ×{n}", ch.name()))
-                .collect();
-            t.push_str(&format!("{}: {}\n", escape(&c.host), obs.join("; ")));
+    for c in learned.contradictions() {
+        let total: usize = c.observations.iter().map(|o| o.2).sum();
+        for &(change, kind, n) in &c.observations {
+            let pattern = kind.to_string();
+            row(
+                &mut contradicted,
+                "redirects",
+                &c.host,
+                change.name(),
+                &pattern,
+                n,
+                (total - n).max(1),
+            );
         }
     }
-    t.push_str("\nobservations by kind:\n");
-    for (change, n) in learned.counts() {
-        t.push_str(&format!("{}: {n}\n", change.name()));
+    for r in learned.content().candidates() {
+        let out = if r.is_active() {
+            &mut active
+        } else {
+            &mut contradicted
+        };
+        let kind = r.kind.to_string();
+        row(
+            out,
+            "digests",
+            &r.origin,
+            &kind,
+            &r.pattern,
+            r.support,
+            r.contradictions,
+        );
+    }
+    t.push('\n');
+    if active.is_empty() {
+        t.push_str("no rules learned\n");
+    } else {
+        t.push_str(
+            "rules (host: host[:port] for a redirect rule, any scheme; \
+             scheme://host[:port] for a digest rule, that origin only):\n",
+        );
+        t.push_str(RULE_COLUMNS);
+        t.push_str(&active);
+    }
+    if !contradicted.is_empty() {
+        t.push_str("\ncontradicted (set aside, never applied):\n");
+        t.push_str(RULE_COLUMNS);
+        t.push_str(&contradicted);
     }
 }
 
@@ -296,19 +342,14 @@ fn redirect_report(t: &mut String, learned: &Learned) {
 /// the format of `--input-format` or of the file's name.
 fn read_digests(
     path: &Path,
-    format: Option<InputFormatArg>,
+    format: Option<DigestFormatArg>,
 ) -> Result<(String, ReadResult), CliError> {
     let name = path.display().to_string();
     let fmt = match format {
-        Some(InputFormatArg::Cdx) => DigestFormat::Cdx,
-        Some(InputFormatArg::Cdxj) => DigestFormat::Cdxj,
-        Some(InputFormatArg::Csv) => DigestFormat::Csv,
-        Some(InputFormatArg::Tsv) => DigestFormat::Tsv,
-        Some(InputFormatArg::Lines) => {
-            return Err(CliError::msg(
-                "--digests needs records with a digest: --input-format cdx, cdxj, csv or tsv",
-            ))
-        }
+        Some(DigestFormatArg::Cdx) => DigestFormat::Cdx,
+        Some(DigestFormatArg::Cdxj) => DigestFormat::Cdxj,
+        Some(DigestFormatArg::Csv) => DigestFormat::Csv,
+        Some(DigestFormatArg::Tsv) => DigestFormat::Tsv,
         None => DigestFormat::from_path(&name).ok_or_else(|| {
             CliError::msg(format!(
                 "cannot tell the format of {} from its name: give --input-format cdx, cdxj, csv or tsv",

@@ -7,8 +7,8 @@ use std::time::Instant;
 use irinorm::batch::{self, Format, KeyFn, MapConfig, MapOutput, OutputFile};
 
 use super::{
-    batch_bytes, distinct_outputs, exit, format, input_format, inputs, key_function, open, pool,
-    prep, repairs_note, summary, Report,
+    batch_bytes, distinct_outputs, exit, format, input_format, inputs, key_function, note, open,
+    pool, prep, repairs_note, summary, Report,
 };
 use crate::cli::{
     CliError, ConvertArgs, ConvertTo, FormatArg, InputFormatArg, NormalizeArgs, RunArgs,
@@ -47,13 +47,25 @@ pub fn convert(a: &ConvertArgs) -> Result<i32, CliError> {
     run(&a.run, a.format, &key)
 }
 
-fn run(run: &RunArgs, out_format: FormatArg, key: &KeyFn<'_>) -> Result<i32, CliError> {
+fn run(run: &RunArgs, out_format: Option<FormatArg>, key: &KeyFn<'_>) -> Result<i32, CliError> {
     let start = Instant::now();
     distinct_outputs(&[
         ("--output", run.output.as_deref()),
         ("--rejects", run.rejects.as_deref()),
     ])?;
     let format = format(run)?;
+    if let (Format::Records(_), Some(f)) = (&format, out_format) {
+        return Err(CliError::msg(format!(
+            "--format {} does not apply to csv/tsv input: each record is written back \
+             with the key column (--output-column) and `error` appended",
+            if f == FormatArg::Lines {
+                "lines"
+            } else {
+                "csv"
+            }
+        )));
+    }
+    let out_format = out_format.unwrap_or(FormatArg::Lines);
     let (inputs, names, total) = inputs(run);
     let opened = open(run, &inputs)?;
     let pool = std::sync::Arc::new(pool(run.threads)?);
@@ -88,9 +100,13 @@ fn run(run: &RunArgs, out_format: FormatArg, key: &KeyFn<'_>) -> Result<i32, Cli
         )
     })?;
     out.finish()?;
+    let warning = report.warning(&stats);
     let to_file = report.finish()?;
     if !run.quiet {
         summary(&stats, "", start, to_file);
+        if let Some(w) = warning {
+            note(format_args!("{w}"));
+        }
     }
     repairs_note(&pool, run.quiet);
     Ok(exit(run, &stats))

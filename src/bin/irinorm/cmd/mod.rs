@@ -16,7 +16,7 @@ use std::time::Instant;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use irinorm::batch::{
     self, csv_field, csv_u64, Column, Format, Input, KeyFn, Observer, Opened, OutputFile, Prep,
-    PrepConfig, RecordFormat, Reject, Stats,
+    PrepConfig, RecordFormat, Reject, RejectReason, Stats,
 };
 use irinorm::learn::Learned;
 use irinorm::{surt_ia, Level, Normalizer, Options, ProtocolRules, Rules};
@@ -28,6 +28,10 @@ use crate::term::escape;
 
 /// How many rejected lines are shown on stderr without `--rejects`.
 pub const PREVIEW: usize = 5;
+
+/// Fewest rejected lines for the warning of a mostly rejected run: one or
+/// two bad lines of a tiny input say nothing about the input as a whole.
+const MOSTLY_REJECTED_MIN: u64 = 3;
 
 /// Execute a parsed command line; the exit status on success.
 pub fn run(cli: Cli) -> Result<i32, CliError> {
@@ -298,6 +302,94 @@ pub struct Report<'a> {
     quiet: bool,
     row: Vec<u8>,
     bar: Option<ProgressBar>,
+    causes: Causes,
+}
+
+/// The rejects tallied by what usually causes them, for the warning of a
+/// run that rejects most of its input ([`Report::warning`]).
+#[derive(Default)]
+struct Causes {
+    /// The input format and options that shape the advice.
+    format: Option<InputFormatArg>,
+    column: Option<String>,
+    max_line_bytes: u64,
+    /// Not UTF-8, or control bytes: binary input, or another charset.
+    binary: u64,
+    /// CSV/TSV records without the --column (or --base-column) field.
+    no_column: u64,
+    too_long: u64,
+    /// Relative references and no base.
+    relative: u64,
+    /// Lines (read as lines) holding a comma or a tab: CSV/TSV records.
+    delimited: u64,
+    /// Lines holding spaces: CDX, several references, or hrefs as written.
+    spaces: u64,
+}
+
+impl Causes {
+    fn count(&mut self, r: &Reject) {
+        let reason = r.reason.to_string();
+        match &r.reason {
+            RejectReason::InvalidUtf8 { .. } => self.binary += 1,
+            RejectReason::TooLong { .. } => self.too_long += 1,
+            _ if reason.starts_with("control ") => self.binary += 1,
+            _ if reason.contains("row has no column") => self.no_column += 1,
+            _ if reason.starts_with("relative reference without a base") => self.relative += 1,
+            _ => {}
+        }
+        let lines = matches!(self.format, None | Some(InputFormatArg::Lines));
+        if lines && (r.input.contains(',') || r.input.contains('\t')) {
+            self.delimited += 1;
+        } else if r.input.trim().contains(' ') {
+            self.spaces += 1;
+        }
+    }
+
+    /// The likely cause of `n` rejects, if one kind of them is at least
+    /// half, with the option that fixes it.
+    fn likely(&self, n: u64) -> String {
+        let half = |k: u64| k * 2 >= n && k > 0;
+        let col = self.column.as_deref().unwrap_or("1");
+        if half(self.binary) {
+            format!(
+                "the input looks binary or in another charset ({} lines not UTF-8 or with \
+                 control bytes): check the file, or give its charset with --encoding",
+                self.binary
+            )
+        } else if half(self.no_column) {
+            format!(
+                "{} records have no column {col}: check --column (by name or 1-based \
+                 index), --no-header and the delimiter (--input-format csv or tsv)",
+                self.no_column
+            )
+        } else if half(self.too_long) {
+            format!(
+                "{} lines are longer than --max-line-bytes ({}): raise it, e.g. \
+                 --max-line-bytes 1M",
+                self.too_long, self.max_line_bytes
+            )
+        } else if half(self.relative) {
+            format!(
+                "{} relative references and no base: give --base IRI (or, for CSV/TSV, \
+                 --base-column)",
+                self.relative
+            )
+        } else if half(self.delimited) {
+            format!(
+                "{} lines hold commas or tabs, as CSV/TSV records do: give --input-format \
+                 csv or tsv and --column",
+                self.delimited
+            )
+        } else if half(self.spaces) {
+            format!(
+                "{} lines hold spaces: a CDX index needs --input-format cdx or cdxj; several \
+                 references per line, --split-spaces; links as written in HTML, --mode web",
+                self.spaces
+            )
+        } else {
+            "check --input-format, --column and --mode".to_owned()
+        }
+    }
 }
 
 impl<'a> Report<'a> {
@@ -317,7 +409,30 @@ impl<'a> Report<'a> {
             quiet: run.quiet,
             row: Vec::new(),
             bar: progress(total, run),
+            causes: Causes {
+                format: input_format(run),
+                column: run.input.column.clone(),
+                max_line_bytes: run.max_line_bytes,
+                ..Causes::default()
+            },
         })
+    }
+
+    /// A warning when most of the lines that are not blank were rejected
+    /// (at least [`MOSTLY_REJECTED_MIN`] of them): the run did not do what
+    /// was meant, and the warning names the likely cause.
+    pub fn warning(&self, stats: &Stats) -> Option<String> {
+        let n = stats.rejected;
+        let read = stats.accepted + n;
+        if n < MOSTLY_REJECTED_MIN || n * 2 <= read {
+            return None;
+        }
+        Some(format!(
+            "warning: {n} of {read} lines ({:.0} %) were rejected; likely cause: {} \
+             (--strict makes such a run exit 1)",
+            n as f64 * 100.0 / read as f64,
+            self.causes.likely(n)
+        ))
     }
 
     /// Close the rejects file (moved into place) and the progress bar.
@@ -340,6 +455,7 @@ impl Observer for Report<'_> {
     }
 
     fn reject(&mut self, r: &Reject) -> Result<(), CliError> {
+        self.causes.count(r);
         let name = &self.names[r.file];
         match &mut self.file {
             Some(f) => {
@@ -358,8 +474,12 @@ impl Observer for Report<'_> {
                 if self.shown < PREVIEW && !self.quiet {
                     self.shown += 1;
                     let shown: String = r.input.chars().take(100).collect();
+                    let hint = match r.reason {
+                        RejectReason::TooLong { .. } => " (raise --max-line-bytes)",
+                        _ => "",
+                    };
                     note(format_args!(
-                        "rejected {}:{}: {}: {}",
+                        "rejected {}:{}: {}{hint}: {}",
                         escape(name),
                         r.line,
                         escape(&r.reason.to_string()),
@@ -428,9 +548,19 @@ fn progress(total: Option<u64>, run: &RunArgs) -> Option<ProgressBar> {
     Some(pb)
 }
 
-/// The inputs, their names and total size.
+/// The inputs, their names and total size. Reading a terminal is said on
+/// stderr: a command that waits there without a word looks hung.
 pub fn inputs(run: &RunArgs) -> (Vec<Input>, Vec<String>, Option<u64>) {
     let inputs = Input::from_args(&run.inputs);
+    if !run.quiet
+        && inputs.iter().any(|i| matches!(i, Input::Stdin))
+        && std::io::stdin().is_terminal()
+    {
+        note(format_args!(
+            "reading from stdin (the terminal): type or paste lines, end with Ctrl-D; \
+             or give input files"
+        ));
+    }
     let names = inputs.iter().map(Input::name).collect();
     let total = inputs.iter().map(Input::size_hint).sum::<Option<u64>>();
     (inputs, names, total)
