@@ -125,7 +125,7 @@ fn last_segment_start(out: &[u8], floor: usize) -> usize {
 /// time ([`next_dot_segment`]). The mask costs a few compares per 16 bytes
 /// and no branch per `.`, where a search called again after each segment
 /// stops at every `.` of `/a.html` to look around it (BENCHMARKS.md,
-/// decision log: dot segments as a mask).
+/// decision log: "Dot segments").
 struct DotSegments<'a> {
     b: &'a [u8],
     mask: Option<u64>,
@@ -231,7 +231,7 @@ fn rfc_steps(path: &str, out: &mut String) {
 /// finding its dot segments in `path` ([`DotSegments`]), not in the bytes
 /// just written. Read back at once, those stall the 16-byte loads of a
 /// search (stores not yet drained forward to no wider load; BENCHMARKS.md,
-/// decision log: search the source, not the output).
+/// decision log: "Store-to-load forwarding").
 pub(crate) fn push_without_dot_segments(out: &mut String, path: &str) {
     let b = path.as_bytes();
     assert!(b.first() == Some(&b'/'), "not an absolute path");

@@ -25,7 +25,7 @@ where
 {
     // Nothing to prepare (the usual run): the key function alone, without
     // the preparation's layers, which cost about 100 instructions a line
-    // (BENCHMARKS.md, decision log: preparing a line).
+    // (BENCHMARKS.md, decision log: "Per-line work around the key").
     let plain = prep.is_noop();
     move |s, base| match base {
         None if plain => key(s).map_err(RejectReason::Key),

@@ -65,7 +65,7 @@ pub fn line_text(line: &[u8], max_line: usize, charset: Option<Charset>) -> Line
 /// anywhere checks each line, so the reject still names its line and
 /// offset. (Checking each line on its own costs about 150 instructions a
 /// line, most of them the call's setup: BENCHMARKS.md, decision log,
-/// checking UTF-8.)
+/// "Per-line work around the key".)
 pub struct ChunkLines<'a> {
     bytes: &'a [u8],
     /// The chunk as text: `None` if it is not all UTF-8, or with `--encoding`.

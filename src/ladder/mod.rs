@@ -144,8 +144,7 @@ impl Normalizer {
     pub fn key<'a>(&self, input: &'a str) -> Result<Cow<'a, str>> {
         // By reference: moving the parse result (a `Result` of some 60
         // bytes, just written field by field) into `key_of` makes the CPU
-        // wait for its stores to drain (BENCHMARKS.md, decision log: the
-        // parse result by reference).
+        // wait for its stores to drain (BENCHMARKS.md, decision log: "Store-to-load forwarding").
         let parsed = parse(input);
         let parsed = match &parsed {
             Ok(r) => r,

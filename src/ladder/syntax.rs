@@ -226,7 +226,7 @@ pub(crate) fn norm_reg_name(s: &str) -> Cow<'_, str> {
 /// The ASCII lowercase of the eight bytes of `w`: each byte `A`..=`Z` gets
 /// its 0x20 bit, every other byte (non-ASCII ones too) is kept. Eight bytes
 /// at a time, because a byte at a time the lowercase copy of a host costs
-/// a branch per byte (BENCHMARKS.md, decision log: lowercase by words).
+/// a branch per byte (BENCHMARKS.md, decision log: "Rewrite specialised for http(s) and file").
 #[inline]
 fn lower_word(w: u64) -> u64 {
     const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;

@@ -11,7 +11,7 @@
 //! nibble lookups, so a line's triplets cost one step whatever their
 //! number. AVX2 stops at 64 bytes: for longer lines, blocks joined into
 //! `u128` masks cost as much as the component scan (BENCHMARKS.md,
-//! decision log: whole-line split widths).
+//! decision log: "Whole-line bit-mask split (AVX2 and AVX-512)").
 
 #[cfg(test)]
 use super::bits::{range, Bits, Shifts};

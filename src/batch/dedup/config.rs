@@ -100,7 +100,7 @@ impl Default for Tuning {
 /// [`IN_ORDER_BYTES`]. On two workers the one table's serial index costs
 /// less than the grouping, the partitions' sync and the gathering of rows
 /// from 64 of them, up to a batch of a few MB, past which the partitions
-/// win (BENCHMARKS.md, decision log: "one batch, one table"). The index
+/// win (BENCHMARKS.md, decision log: "In-order keying of small batches"). The index
 /// is about a tenth of the work, so on many workers it would be what they
 /// wait for; the limit of two workers is where it was shown to pay.
 pub(super) const IN_ORDER_WORKERS: usize = 2;
@@ -142,7 +142,7 @@ impl Default for Config {
             show_surt: false,
             charset: None,
             // Larger batches were slower on one and on two workers
-            // (BENCHMARKS.md, decision log: "batch size").
+            // (BENCHMARKS.md, decision log: "Reader thread and full batches").
             batch_bytes: 8 << 20,
             columns: Columns::default(),
             pool: None,

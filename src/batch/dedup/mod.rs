@@ -7,8 +7,7 @@
 //!    [`KeyFn`]) and its hash (foldhash, computed once, here, and compared
 //!    before any key bytes), and group the chunk's keys by partition (bits
 //!    of the hash). There is no chunk-local table: it cost more than the
-//!    repeats it saved the merge (BENCHMARKS.md, decision log: "no
-//!    chunk-local table").
+//!    repeats it saved the merge (BENCHMARKS.md, decision log: "Hashing once").
 //! 2. The partitions are merged in parallel, each by one task that walks the
 //!    batch's chunks *in order*: the first row inserted for a key is its
 //!    first occurrence, without locks and whatever the scheduling. A row is

@@ -146,7 +146,7 @@ pub(super) fn write_by_origin<P: Added>(
         // The rows come from every partition in turn, too many streams for
         // the hardware to see: ask for each row `AHEAD_ROW` rows ahead, and
         // for the rest of it (where its head says) `AHEAD_KEY` ahead
-        // (BENCHMARKS.md, decision log: "prefetch").
+        // (BENCHMARKS.md, decision log: "Output order and formatting").
         let mut rows = Ahead::new(start, AHEAD_ROW);
         let mut rest = P::REST.then(|| Ahead::new(start, AHEAD_KEY));
         for (i, &p) in t.iter().enumerate() {

@@ -87,7 +87,7 @@ impl Part {
     /// (its header and, in most records, its key and example), all at once.
     /// Asking for the header first and, once it had come, for the bytes it
     /// measures took a second walk ahead and a load that waited
-    /// (BENCHMARKS.md, decision log: "prefetch").
+    /// (BENCHMARKS.md, decision log: "Table and partitions").
     #[inline]
     pub(super) fn prefetch_record(&self, at: u32) {
         let (b, o) = self.arena.block(at);

@@ -46,8 +46,7 @@ pub fn run(
     // it hands the workers (keying a batch, merging it, writing the rows)
     // then starts on the thread that asks for it, where handing it over
     // and waiting for it woke two threads, a cost that shows most on one
-    // worker and a small input (BENCHMARKS.md, decision log: "the loop on
-    // a worker"). Without a pool of its own the run stays on the
+    // worker and a small input (BENCHMARKS.md, decision log: "The run's loop on its own pool"). Without a pool of its own the run stays on the
     // caller's thread: a loop that blocks on its reader is not put on the
     // global pool, which the caller shares.
     match &cfg.pool {

@@ -22,7 +22,7 @@ use super::part::Part;
 use crate::batch::runs::{put_bytes, put_varint, Codec, RunWriter, Totals};
 use crate::batch::{cleanup, RunError};
 
-/// The codec of spill runs (BENCHMARKS.md, decision log: "spill codec").
+/// The codec of spill runs (BENCHMARKS.md, decision log: "Spill codec").
 pub(super) const CODEC: Codec = Codec::Zstd(1);
 
 /// Bytes a spill file's writer gathers before a `write`: large sequential

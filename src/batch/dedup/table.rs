@@ -164,7 +164,7 @@ impl Table {
                     // ahead, in the order the probe needs them (key,
                     // example and home slot 8 entries ahead → the record
                     // the slot names 4 ahead), so that a key waits for
-                    // memory once (BENCHMARKS.md, decision log: "prefetch").
+                    // memory once (BENCHMARKS.md, decision log: "Table and partitions").
                     if let Some(f) = es.get(n + 8) {
                         let k = f.key.get(data, arena);
                         prefetch_bytes(k);

@@ -13,7 +13,7 @@
 //! batch, that copy buys nothing, and for a small input it is most of the
 //! cost: the records' 32-byte headers and copied keys make most of the
 //! run's page faults when nearly every line is distinct (BENCHMARKS.md,
-//! decision log: "one batch, one table"). Here a row is 32 bytes in a
+//! decision log: "The whole-input index"). Here a row is 32 bytes in a
 //! partition's vector (where its key and example are, its line, its
 //! count), and the batch and its chunks stay until the output is written.
 //!

@@ -16,7 +16,7 @@ use crate::batch::RunError;
 /// instead of read (stdin, pipes, devices and a file that cannot be mapped
 /// are read). The workers then key the file's pages where the kernel keeps
 /// them: no reader copies them into buffers, and no fresh buffer is zeroed
-/// for them (BENCHMARKS.md, decision log: reading or mapping files).
+/// for them (BENCHMARKS.md, decision log: "--mmap and the populate advice").
 ///
 /// # Safety
 /// Every mapped file must stay as it is until the run that reads the
@@ -58,7 +58,7 @@ impl Opened {
 /// batch buffer is otherwise faulted in 4 KiB at a time: 2,304 faults for
 /// the 9 MB of an 8 MB batch, each a trap and a page's bookkeeping, on the
 /// reader thread, which at two workers takes that time from their cores
-/// (BENCHMARKS.md, decision log: huge pages for batch buffers).
+/// (BENCHMARKS.md, decision log: "madvise and huge pages").
 /// A hint: where the kernel has no huge page to give, nothing changes.
 /// The advice stays with the address range, so a buffer that had it is
 /// [`release`]d, not just dropped.

@@ -15,7 +15,7 @@
 //! killing the process with SIGBUS, which would lose a crawl job's hours.
 //! Reading costs a copy per byte and the fresh pages it is copied into:
 //! on two workers, the reader's CPU is what the workers lose (BENCHMARKS.md,
-//! decision log: reading or mapping files). An input already in memory
+//! decision log: "--mmap and the populate advice"). An input already in memory
 //! ([`Opened::from_bytes`], a mapped file) is cut into batches that are
 //! slices of it: no byte is copied. What the reader knows of an input's
 //! origin (a regular file and how much is left of it, a pipe, a caller's

@@ -21,7 +21,7 @@ pub enum Pace {
     /// that `tail -f | irinorm normalize` answers promptly, and `zcat |
     /// irinorm dedup -`, whose reads find the pipe drained all the time,
     /// still fills its batches (ended at each short read, they would hold
-    /// a few dozen KB: BENCHMARKS.md, decision log, pacing pipes).
+    /// a few dozen KB: BENCHMARKS.md, decision log, "Reader thread and full batches").
     Live(Box<dyn FnMut(std::time::Duration) -> bool + Send>),
     /// A short read of less than 64 KiB ends the batch (a caller's
     /// reader, of which nothing else is known).

@@ -99,7 +99,7 @@ impl Upcoming {
     /// choose between ways that give the same result. (Asked of the queue
     /// alone, the answer for a small file would depend on whether a loaded
     /// machine had run the reader to its end yet, and a wrong no sends
-    /// `dedup` the slower way: BENCHMARKS.md, decision log, the last batch.)
+    /// `dedup` the slower way: BENCHMARKS.md, decision log, "The whole-input index".)
     pub fn ended(&self) -> bool {
         if self.last.get() {
             return true;
@@ -590,7 +590,7 @@ impl<R: Read> BatchReader<R> {
     /// a buffer of its size, zeroed by `calloc`: in a fresh process those
     /// are the kernel's zero pages, not written over once more before each
     /// `read`, and read into 1 MiB at a time (BENCHMARKS.md, decision log:
-    /// a small input's buffer). A hint
+    /// "Reader thread and full batches"). A hint
     /// only: a stream longer or shorter than said is read as any other.
     pub fn sized(mut self, size: Option<u64>) -> Self {
         self.rest = size;
