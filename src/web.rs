@@ -61,6 +61,9 @@ use crate::decode::Charset;
 use crate::error::{Component, Error, ErrorKind, Result};
 use crate::preprocess::Repairs;
 
+mod fast;
+pub use fast::is_own_href;
+
 /// A configured WHATWG parser: the base and the query's charset.
 ///
 /// Cheap to clone (the base is one `String` plus offsets); `Send + Sync`.
@@ -110,6 +113,10 @@ impl WebParser {
     /// Parses `input` (one reference, without its line terminator) and adds
     /// what the parser repaired to `repairs`.
     pub fn parse(&self, input: &str, repairs: &mut Repairs) -> Result<Href> {
+        // A reference that is its own `href` (see `fast`) is not parsed.
+        if self.query.is_none() && is_own_href(input) {
+            return Ok(Href(input.to_owned()));
+        }
         // Without the callback the parser skips its per-character checks;
         // most lines come out as they went in and have nothing to count.
         let mut href = self.run(input, None)?;
@@ -155,6 +162,18 @@ impl WebParser {
     where
         K: for<'x> Fn(&'x str) -> Result<Cow<'x, str>>,
     {
+        // The fast path: a reference that is its own `href` is keyed as
+        // written (`fast` proves the two equal). With a legacy query
+        // charset the query's bytes are left to the parser. A key error
+        // goes through the full path, which locates it in the reference.
+        if self.query.is_none() && is_own_href(input) {
+            if href_is_key {
+                return Ok(input.to_owned());
+            }
+            if let Ok(k) = key(input) {
+                return Ok(k.into_owned());
+            }
+        }
         let href = self.parse(input, repairs)?;
         if href_is_key {
             return Ok(href.into_string());
