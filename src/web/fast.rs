@@ -3,222 +3,153 @@
 //! serializing" gives back the same string) is keyed as written, without
 //! the `url` crate.
 //!
-//! [`is_own_href`] decides it in one left-to-right pass over the bytes,
-//! with conditions that are each sufficient for one step of the basic URL
-//! parser to leave the text as it stands. They are deliberately narrower
+//! [`is_own_href`] decides it from the one scan of [`crate::parse`] (RFC
+//! 3987 §2.2, RFC 3986 §3: the same scan the strict key starts with) and
+//! its flags, plus a look at the host, the port and, only where the flags
+//! say so, the path. Each condition is sufficient for one step of the basic
+//! URL parser to leave the text as it stands; together they are narrower
 //! than the Standard (a line they refuse simply takes the full path):
 //!
 //! | condition | URL Standard section | what it rules out |
 //! |---|---|---|
-//! | every byte ASCII, no C0 control, space, TAB, LF, CR or `\` | §4.4 basic URL parser steps 1–3; path and authority states (`\` is `/` in special URLs) | trimming, tab/newline removal, backslash repair, percent-encoding of non-ASCII |
-//! | starts with `http://`, `https://`, `file://`, `ws://`, `wss://` or `ftp://`, lowercase | §4.1 special scheme; §4.4 scheme state (lowercased), special authority slashes state, file state | scheme case, `http:x`, `http:/x`, `http:\\x` |
-//! | `file`: no port, the host empty or not `localhost`; no empty path segment and none starting with a Windows drive letter (a letter and `:` or `\|`) | §4.4 file host state, path state; §4.2 Windows drive letter | `localhost` emptied, a host moved into the path |
-//! | no `@` in the authority | §4.4 authority state; §1.3 userinfo percent-encode set | credentials re-encoded or an empty `@` dropped |
-//! | host of lowercase `a-z`, `0-9`, `-`, `.`; non-empty labels; no trailing `.`; no label starting `xn--` | §3.5 host parsing, §3.3 domain to ASCII (UTS #46 ToASCII on lowercase ASCII labels without punycode is the identity) | uppercase, percent-decoding, IDNA, forbidden domain code points |
-//! | the last label is not a number (all digits, or `0x…`), unless the whole host is a dotted-quad IPv4 address in its serialized form (four decimal parts 0–255 without leading zeros) | §3.5 "ends in a number checker", IPv4 parser; §3.6 host serializing | IPv4 shorthand, octal, hex, `a.1` failures |
+//! | the reference parses as an IRI (RFC 3987 §2.2) and is ASCII: no C0 control, space, `\`, `"`, `<`, `>`, `` ` ``, `^`, `{`, `}`, `\|`, no `[`/`]` outside an IP literal, every `%` followed by two hex digits | §4.4 basic URL parser steps 1–3 (trim C0 and space, remove TAB/LF/CR); §1.3 path, query and fragment percent-encode sets; `\` read as `/` in special URLs | trimming, tab/newline removal, backslash repair, percent-encoding |
+//! | the scheme is `http`, `https`, `ws`, `wss`, `ftp` or `file`, in lowercase, followed by `//` (an authority) | §4.1 special scheme; §4.4 scheme state (lowercased), special authority slashes state, file state | scheme case, `http:x`, `http:/x` |
+//! | no userinfo | §4.4 authority state; §1.3 userinfo percent-encode set | credentials re-encoded, an empty `@` dropped |
+//! | the host is an IPv4 address as RFC 3986 writes one (dec-octets), or labels of lowercase `a-z`, `0-9`, `-`: none empty (no trailing `.`), none starting `xn--` | §3.5 host parsing, §3.3 domain to ASCII (UTS #46 ToASCII is the identity on such labels), §3.6 host serializing | uppercase, percent-decoding, IDNA, IPv6 compression |
+//! | a reg-name's last label is not a number (all digits, or `0x…`) | §3.5 "ends in a number checker" and IPv4 parser | IPv4 shorthand, octal, hex, `a.1` failures |
 //! | no port, or 1–5 digits without a leading zero, at most 65535, not the scheme's default port | §4.4 port state; §4.1 default port | `:80`, `:080`, `:`, ports out of range |
-//! | the authority is followed by `/` | §4.4 path start state (an empty path of a special URL becomes `/`) | `http://h`, `http://h?q` |
+//! | `file`: no port, the host empty or not `localhost`; no empty path segment, none starting with a Windows drive letter (a letter and `:` or `\|`) | §4.4 file host state, path state; §4.2 Windows drive letter | `localhost` emptied, a host moved into the path |
+//! | the path is not empty | §4.4 path start state (a special URL's empty path becomes `/`) | `http://h`, `http://h?q` |
 //! | no path segment starting with `.` or `%2e` (any case) | §4.2 single-dot and double-dot URL path segments; §4.4 path state | dot segments removed or shortened |
-//! | path, query and fragment bytes: unreserved, sub-delims, `:`, `@`, `/`, `?`, `%` followed by two hex digits, the first `#`; no `'` in the query | §1.3 path, query, special-query and fragment percent-encode sets | percent-encoding: the special-query set encodes `'`, which RFC 3986 allows raw |
+//! | no `'` in the query | §1.3 special-query percent-encode set (RFC 3986 allows `'` raw) | `'` → `%27` |
+//! | no `#` in the fragment | RFC 3986 §3.5 (the URI form encodes a second `#`) | `#` → `%23` in [`super::Href::to_uri_ref`] |
 //!
-//! The last row also makes the reference a URI that
-//! [`super::Href::to_uri_ref`] leaves borrowed, so the ladder's key of the
-//! reference is the key web mode computes from its `href`, at every rung
-//! and for every key function. `tests/web_fast.rs` and the `web_fast` fuzz
-//! target hold the predicate to the `url` crate on generated inputs, the
-//! WPT data, the bundled lists and the fuzz corpus.
+//! The bytes an IRI allows in a path, query or fragment (unreserved,
+//! sub-delims, `:`, `@`, `/`, `?`, percent-encoded octets) are in none of
+//! the Standard's path, query and fragment percent-encode sets but for the
+//! `'` above, so the `href` is the reference and [`super::Href::to_uri_ref`]
+//! leaves it borrowed: the ladder's key of the reference is the key web
+//! mode computes from its `href`, at every rung and for every key function.
+//! `tests/web_fast.rs` and the `web_fast` fuzz target hold the predicate to
+//! the `url` crate on generated inputs, the WPT data, the bundled lists and
+//! the fuzz corpus.
 
-/// Byte classes of the pass over the path, query and fragment.
-const OK: u8 = 0;
-const BAD: u8 = 1;
-const SLASH: u8 = 2;
-const QUESTION: u8 = 3;
-const HASH: u8 = 4;
-const PERCENT: u8 = 5;
-const APOSTROPHE: u8 = 6;
+use memchr::{memchr, memmem};
 
-/// RFC 3986 §2.2–2.3 `unreserved`, `sub-delims`, `:`, `@`: the bytes none
-/// of the Standard's path, query and fragment percent-encode sets (§1.3)
-/// contains, except `'` (special-query set), which has its own class.
-static CLASS: [u8; 256] = {
-    let mut t = [BAD; 256];
-    let mut b = 0;
-    while b < 128 {
-        let c = b as u8;
-        if c.is_ascii_alphanumeric() || matches!(c, b'-' | b'.' | b'_' | b'~') {
-            t[b] = OK;
-        }
-        if matches!(
-            c,
-            b'!' | b'$' | b'&' | b'(' | b')' | b'*' | b'+' | b',' | b';' | b'='
-        ) {
-            t[b] = OK;
-        }
-        if matches!(c, b':' | b'@') {
-            t[b] = OK;
-        }
-        b += 1;
-    }
-    t[b'/' as usize] = SLASH;
-    t[b'?' as usize] = QUESTION;
-    t[b'#' as usize] = HASH;
-    t[b'%' as usize] = PERCENT;
-    t[b'\'' as usize] = APOSTROPHE;
-    t
-};
+use crate::iri::flags::{NON_ASCII, PATH_DOT, PCT};
+use crate::{HostKind, IriRef};
 
 /// True when the URL Standard's `href` of `input` (no base needed: the
 /// reference is absolute) is `input` itself and is an RFC 3986 URI, by the
-/// sufficient conditions in this module's table. False says nothing: the
+/// sufficient conditions of this module's table. False says nothing: the
 /// reference may still serialize to itself.
 pub fn is_own_href(input: &str) -> bool {
-    let b = input.as_bytes();
-    let Some((rest, default_port)) = special_prefix(b) else {
-        return false;
-    };
-    let start = b.len() - rest.len();
-    let auth_end = rest
-        .iter()
-        .position(|&c| matches!(c, b'/' | b'?' | b'#'))
-        .map_or(b.len(), |p| start + p);
-    // §4.4 path start state: an empty path becomes `/`.
-    if b.get(auth_end) != Some(&b'/') {
-        return false;
-    }
-    let auth = &b[start..auth_end];
-    let tail = &b[auth_end..];
-    let Some(default_port) = default_port else {
-        // `file` (§4.4 file host state): no port, an empty host kept,
-        // `localhost` emptied; a drive letter in the first segment
-        // (§4.2 Windows drive letter) moves the host into the path.
-        return (auth.is_empty() || (auth != b"localhost" && host_is_own(auth)))
-            && file_path_is_own(tail)
-            && tail_is_own(tail);
-    };
-    let (host, port) = match auth.iter().position(|&c| c == b':') {
-        Some(p) => (&auth[..p], Some(&auth[p + 1..])),
-        None => (auth, None),
-    };
-    if !host_is_own(host) || !port.is_none_or(|p| port_is_own(p, default_port)) {
-        return false;
-    }
-    tail_is_own(tail)
+    crate::parse(input).is_ok_and(|r| is_own_href_parsed(&r))
 }
 
-/// A `file` path (from its first `/` to the query or fragment) with no
-/// empty segment and no segment starting with a Windows drive letter (§4.2:
-/// an ASCII letter followed by `:` or `|`): §4.4's file and path states
-/// move or drop those, and the `url` crate, which lags the Standard there
-/// (`tests/wpt/expected_failures.txt`), rewrites them in its own ways.
-fn file_path_is_own(tail: &[u8]) -> bool {
-    let end = tail
-        .iter()
-        .position(|&c| matches!(c, b'?' | b'#'))
-        .unwrap_or(tail.len());
-    tail[..end].split(|&c| c == b'/').skip(1).all(|seg| {
-        !seg.is_empty() && !matches!(seg, [a, b':' | b'|', ..] if a.is_ascii_alphabetic())
-    }) || end == 1
-}
-
-/// The special schemes (§4.1), lowercase, with `//`; the rest of the
-/// reference and the scheme's default port (`None`: `file`, which has no
-/// port).
-fn special_prefix(b: &[u8]) -> Option<(&[u8], Option<u16>)> {
-    [
-        (&b"http://"[..], Some(80)),
-        (b"https://", Some(443)),
-        (b"file://", None),
-        (b"ws://", Some(80)),
-        (b"wss://", Some(443)),
-        (b"ftp://", Some(21)),
-    ]
-    .into_iter()
-    .find_map(|(p, port)| b.strip_prefix(p).map(|r| (r, port)))
-}
-
-/// §3.5 host parsing and §3.6 serializing leave `host` as it is: labels of
-/// `a-z0-9-` without `xn--`, no empty label, and a last label that is no
-/// number unless the host is an IPv4 address written as §3.6 writes one.
-fn host_is_own(host: &[u8]) -> bool {
-    if host.is_empty() {
+/// [`is_own_href`] of a reference already parsed: the parse vouches for
+/// the bytes, the rest is the table's other rows.
+fn is_own_href_parsed(r: &IriRef<'_>) -> bool {
+    let (Some(scheme), Some(host)) = (r.scheme(), r.host()) else {
+        return false;
+    };
+    let Some(default_port) = special_port(scheme.as_bytes()) else {
+        return false;
+    };
+    // With an authority the path is empty or starts with `/` (RFC 3986
+    // §3.3); §4.4 path start state makes an empty one `/`.
+    let path = r.path().as_bytes();
+    if path.is_empty() || r.userinfo().is_some() || r.flags() & NON_ASCII != 0 {
         return false;
     }
-    let mut numeric_labels = 0;
-    let mut labels = 0;
-    let mut last_numeric = false;
-    for label in host.split(|&c| c == b'.') {
-        labels += 1;
-        if label.is_empty()
-            || label.starts_with(b"xn--")
-            || !label
-                .iter()
-                .all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
-        {
-            return false;
+    let authority = match default_port {
+        None => {
+            r.port().is_none()
+                && (host.is_empty() || (host != "localhost" && host_is_own(r, host)))
+                && file_path_is_own(path)
         }
-        last_numeric = label.iter().all(u8::is_ascii_digit) || label.starts_with(b"0x");
-        if label.iter().all(u8::is_ascii_digit) && is_dec_octet(label) {
-            numeric_labels += 1;
+        Some(d) => host_is_own(r, host) && r.port().is_none_or(|p| port_is_own(p.as_bytes(), d)),
+    };
+    authority
+        && !has_dot_segment(path, r.flags())
+        && r.query()
+            .is_none_or(|q| memchr(b'\'', q.as_bytes()).is_none())
+        && r.fragment()
+            .is_none_or(|f| memchr(b'#', f.as_bytes()).is_none())
+}
+
+/// The default port of a special scheme (§4.1) written in lowercase
+/// (§4.4 scheme state lowercases it); `Some(None)` for `file`, which has
+/// no port.
+fn special_port(scheme: &[u8]) -> Option<Option<u16>> {
+    Some(match scheme {
+        b"http" | b"ws" => Some(80),
+        b"https" | b"wss" => Some(443),
+        b"ftp" => Some(21),
+        b"file" => None,
+        _ => return None,
+    })
+}
+
+/// §3.5 host parsing and §3.6 serializing leave the host as it is: an
+/// IPv4 address as RFC 3986 writes one (dec-octets, which is §3.6's form),
+/// or labels of lowercase `a-z0-9-` without `xn--`, none empty, the last
+/// one no number (all digits, or `0x…`, which §3.5's "ends in a number
+/// checker" sends to the IPv4 parser).
+fn host_is_own(r: &IriRef<'_>, host: &str) -> bool {
+    let h = host.as_bytes();
+    match r.host_kind() {
+        Some(HostKind::Ipv4) => return true,
+        Some(HostKind::RegName) if !h.is_empty() => {}
+        _ => return false,
+    }
+    let mut label = 0;
+    for (i, &c) in h.iter().enumerate() {
+        match c {
+            b'a'..=b'z' | b'0'..=b'9' => {}
+            b'-' if h[label..].starts_with(b"xn--") => return false,
+            b'-' => {}
+            b'.' if i == label => return false,
+            b'.' => label = i + 1,
+            _ => return false,
         }
     }
-    !last_numeric || (labels == 4 && numeric_labels == 4)
-}
-
-/// RFC 3986 §3.2.2 `dec-octet`: 0–255 without leading zeros, which is how
-/// §3.6 serializes an IPv4 address's parts.
-fn is_dec_octet(d: &[u8]) -> bool {
-    !d.is_empty()
-        && d.len() <= 3
-        && (d.len() == 1 || d[0] != b'0')
-        && d.iter().fold(0u32, |n, &c| n * 10 + u32::from(c - b'0')) <= 255
+    let last = &h[label..];
+    !(last.is_empty() || last.iter().all(u8::is_ascii_digit) || last.starts_with(b"0x"))
 }
 
 /// §4.4 port state: the digits are kept as written when they are the
 /// shortest decimal of a port that is not the scheme's default.
 fn port_is_own(p: &[u8], default: u16) -> bool {
-    if p.is_empty() || p.len() > 5 || p[0] == b'0' || !p.iter().all(u8::is_ascii_digit) {
+    if p.is_empty() || p.len() > 5 || p[0] == b'0' {
         return false;
     }
     let n = p.iter().fold(0u32, |n, &c| n * 10 + u32::from(c - b'0'));
     n <= 65535 && n != u32::from(default)
 }
 
-/// The path (starting at its `/`), query and fragment need no change by
-/// §4.4's path, query and fragment states and are already a URI.
-fn tail_is_own(t: &[u8]) -> bool {
-    let mut query = false;
-    let mut fragment = false;
-    let mut i = 0;
-    while i < t.len() {
-        match CLASS[t[i] as usize] {
-            OK => {}
-            SLASH => {
-                // §4.2: a segment `.`, `..`, `%2e`, `.%2e`, … starts with
-                // `.` or `%2e`; any segment starting so is refused.
-                if !query && !fragment {
-                    match t.get(i + 1) {
-                        Some(b'.') => return false,
-                        Some(b'%') if matches!(t.get(i + 2..i + 4), Some(b"2e" | b"2E")) => {
-                            return false
-                        }
-                        _ => {}
-                    }
-                }
-            }
-            QUESTION => query |= !fragment,
-            HASH if !fragment => fragment = true,
-            PERCENT => {
-                if !matches!(t.get(i + 1..i + 3), Some(&[x, y]) if x.is_ascii_hexdigit() && y.is_ascii_hexdigit())
-                {
-                    return false;
-                }
-            }
-            APOSTROPHE if !query || fragment => {}
-            _ => return false,
-        }
-        i += 1;
+/// A `file` path with no empty segment and no segment starting with a
+/// Windows drive letter (§4.2: an ASCII letter followed by `:` or `|`):
+/// §4.4's file and path states move or drop those, and the `url` crate,
+/// which lags the Standard there (`tests/wpt/expected_failures.txt`),
+/// rewrites them in its own ways.
+fn file_path_is_own(path: &[u8]) -> bool {
+    path == b"/"
+        || path.split(|&c| c == b'/').skip(1).all(|seg| {
+            !seg.is_empty() && !matches!(seg, [a, b':' | b'|', ..] if a.is_ascii_alphabetic())
+        })
+}
+
+/// §4.2 single-dot and double-dot URL path segments (`.`, `%2e`, `..`,
+/// `.%2e`, `%2e.`, `%2e%2e`, any case) all start with `.` or `%2e`: a path
+/// with no segment starting so has none. `PATH_DOT` unset means the scan
+/// saw no `.` after a `/`; `PCT` unset, no `%`.
+fn has_dot_segment(path: &[u8], flags: u32) -> bool {
+    if flags & PATH_DOT != 0 && memmem::find(path, b"/.").is_some() {
+        return true;
     }
-    true
+    flags & PCT != 0
+        && memmem::find_iter(path, b"/%2").any(|i| matches!(path.get(i + 3), Some(b'e' | b'E')))
 }
 
 #[cfg(test)]
