@@ -18,7 +18,7 @@
 //! | the host is an IPv4 address as RFC 3986 writes one (dec-octets), or labels of lowercase `a-z`, `0-9`, `-`: none empty (no trailing `.`), none starting `xn--` | §3.5 host parsing, §3.3 domain to ASCII (UTS #46 ToASCII is the identity on such labels), §3.6 host serializing | uppercase, percent-decoding, IDNA, IPv6 compression |
 //! | a reg-name's last label is not a number (all digits, or `0x…`) | §3.5 "ends in a number checker" and IPv4 parser | IPv4 shorthand, octal, hex, `a.1` failures |
 //! | no port, or 1–5 digits without a leading zero, at most 65535, not the scheme's default port | §4.4 port state; §4.1 default port | `:80`, `:080`, `:`, ports out of range |
-//! | `file`: no port, the host empty or not `localhost`; no empty path segment, none starting with a Windows drive letter (a letter and `:` or `\|`) | §4.4 file host state, path state; §4.2 Windows drive letter | `localhost` emptied, a host moved into the path |
+//! | `file`: no port, the host empty or not `localhost`; no empty path segment (`//`), none starting with a Windows drive letter (a letter and `:` or `\|`) | §4.4 file host state, path state; §4.2 Windows drive letter | `localhost` emptied, a host moved into the path |
 //! | the path is not empty | §4.4 path start state (a special URL's empty path becomes `/`) | `http://h`, `http://h?q` |
 //! | no path segment starting with `.` or `%2e` (any case) | §4.2 single-dot and double-dot URL path segments; §4.4 path state | dot segments removed or shortened |
 //! | no `'` in the query | §1.3 special-query percent-encode set (RFC 3986 allows `'` raw) | `'` → `%27` |
@@ -34,7 +34,7 @@
 //! the `url` crate on generated inputs, the WPT data, the bundled lists and
 //! the fuzz corpus.
 
-use memchr::{memchr, memmem};
+use memchr::memchr;
 
 use crate::iri::flags::{NON_ASCII, PATH_DOT, PCT};
 use crate::{HostKind, IriRef};
@@ -128,16 +128,15 @@ fn port_is_own(p: &[u8], default: u16) -> bool {
     n <= 65535 && n != u32::from(default)
 }
 
-/// A `file` path with no empty segment and no segment starting with a
-/// Windows drive letter (§4.2: an ASCII letter followed by `:` or `|`):
-/// §4.4's file and path states move or drop those, and the `url` crate,
-/// which lags the Standard there (`tests/wpt/expected_failures.txt`),
-/// rewrites them in its own ways.
+/// A `file` path with no empty segment but a last one (`//`) and no
+/// segment starting with a Windows drive letter (§4.2: an ASCII letter
+/// followed by `:` or `|`; an IRI has no raw `|`): §4.4's file and path
+/// states move or drop those, and the `url` crate, which lags the Standard
+/// there (`tests/wpt/expected_failures.txt`), rewrites them in its own ways.
 fn file_path_is_own(path: &[u8]) -> bool {
-    path == b"/"
-        || path.split(|&c| c == b'/').skip(1).all(|seg| {
-            !seg.is_empty() && !matches!(seg, [a, b':' | b'|', ..] if a.is_ascii_alphabetic())
-        })
+    let drive = |i: usize| i >= 2 && path[i - 2] == b'/' && path[i - 1].is_ascii_alphabetic();
+    !memchr::memchr_iter(b':', path).any(drive)
+        && !memchr::memchr_iter(b'/', path).any(|i| path.get(i + 1) == Some(&b'/'))
 }
 
 /// §4.2 single-dot and double-dot URL path segments (`.`, `%2e`, `..`,
@@ -145,11 +144,11 @@ fn file_path_is_own(path: &[u8]) -> bool {
 /// with no segment starting so has none. `PATH_DOT` unset means the scan
 /// saw no `.` after a `/`; `PCT` unset, no `%`.
 fn has_dot_segment(path: &[u8], flags: u32) -> bool {
-    if flags & PATH_DOT != 0 && memmem::find(path, b"/.").is_some() {
-        return true;
-    }
-    flags & PCT != 0
-        && memmem::find_iter(path, b"/%2").any(|i| matches!(path.get(i + 3), Some(b'e' | b'E')))
+    let after_slash = |i: usize| i > 0 && path[i - 1] == b'/';
+    (flags & PATH_DOT != 0 && memchr::memchr_iter(b'.', path).any(after_slash))
+        || (flags & PCT != 0
+            && memchr::memchr_iter(b'%', path)
+                .any(|i| after_slash(i) && matches!(path.get(i + 1..i + 3), Some(b"2e" | b"2E"))))
 }
 
 #[cfg(test)]
@@ -221,6 +220,7 @@ mod tests {
             "file:////",
             "file://h//x",
             "file://h/a/h:",
+            "file://h/a//b",
             "sc://h/",
         ] {
             assert!(!is_own_href(s), "{s}");
