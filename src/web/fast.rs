@@ -34,9 +34,9 @@
 //! the `url` crate on generated inputs, the WPT data, the bundled lists and
 //! the fuzz corpus.
 
-use memchr::memchr;
-
-use crate::iri::flags::{NON_ASCII, PATH_DOT, PCT};
+use crate::iri::flags::{
+    HOST_HYPHEN, HOST_NON_ASCII, HOST_PCT, HOST_UPPER, NON_ASCII, PATH_DOT, PATH_DOT_SEEN, PCT,
+};
 use crate::{HostKind, IriRef};
 
 /// True when the URL Standard's `href` of `input` (no base needed: the
@@ -72,10 +72,8 @@ fn is_own_href_parsed(r: &IriRef<'_>) -> bool {
     };
     authority
         && !has_dot_segment(path, r.flags())
-        && r.query()
-            .is_none_or(|q| memchr(b'\'', q.as_bytes()).is_none())
-        && r.fragment()
-            .is_none_or(|f| memchr(b'#', f.as_bytes()).is_none())
+        && r.query().is_none_or(|q| !q.as_bytes().contains(&b'\''))
+        && r.fragment().is_none_or(|f| !f.as_bytes().contains(&b'#'))
 }
 
 /// The default port of a special scheme (§4.1) written in lowercase
@@ -93,9 +91,13 @@ fn special_port(scheme: &[u8]) -> Option<Option<u16>> {
 
 /// §3.5 host parsing and §3.6 serializing leave the host as it is: an
 /// IPv4 address as RFC 3986 writes one (dec-octets, which is §3.6's form),
-/// or labels of lowercase `a-z0-9-` without `xn--`, none empty, the last
-/// one no number (all digits, or `0x…`, which §3.5's "ends in a number
-/// checker" sends to the IPv4 parser).
+/// or a reg-name with no uppercase letter, `%` or non-ASCII character (the
+/// parse's flags), no empty label, no `xn--` label, and a last label that
+/// is no number (all digits, or `0x…`, which §3.5's "ends in a number
+/// checker" sends to the IPv4 parser). The other bytes RFC 3986 allows in
+/// a reg-name (`a-z`, digits, `-._~!$&'()*+,;=`) are no forbidden domain
+/// code point (§3.1) and UTS #46 ToASCII (§3.3, *UseSTD3ASCIIRules* false)
+/// maps none of them.
 fn host_is_own(r: &IriRef<'_>, host: &str) -> bool {
     let h = host.as_bytes();
     match r.host_kind() {
@@ -103,19 +105,25 @@ fn host_is_own(r: &IriRef<'_>, host: &str) -> bool {
         Some(HostKind::RegName) if !h.is_empty() => {}
         _ => return false,
     }
-    let mut label = 0;
-    for (i, &c) in h.iter().enumerate() {
-        match c {
-            b'a'..=b'z' | b'0'..=b'9' => {}
-            b'-' if h[label..].starts_with(b"xn--") => return false,
-            b'-' => {}
-            b'.' if i == label => return false,
-            b'.' => label = i + 1,
-            _ => return false,
-        }
+    if r.flags() & (HOST_UPPER | HOST_PCT | HOST_NON_ASCII) != 0 {
+        return false;
     }
-    let last = &h[label..];
-    !(last.is_empty() || last.iter().all(u8::is_ascii_digit) || last.starts_with(b"0x"))
+    // An empty label: a `.` first, last or after another.
+    let mut prev = b'.';
+    for &c in h {
+        if c == b'.' && prev == b'.' {
+            return false;
+        }
+        prev = c;
+    }
+    if prev == b'.' {
+        return false;
+    }
+    if r.flags() & HOST_HYPHEN != 0 && h.split(|&c| c == b'.').any(|l| l.starts_with(b"xn--")) {
+        return false;
+    }
+    let last = h.rsplit(|&c| c == b'.').next().unwrap_or(h);
+    !(last.iter().all(u8::is_ascii_digit) || last.starts_with(b"0x") || last.starts_with(b"0X"))
 }
 
 /// §4.4 port state: the digits are kept as written when they are the
@@ -134,21 +142,38 @@ fn port_is_own(p: &[u8], default: u16) -> bool {
 /// states move or drop those, and the `url` crate, which lags the Standard
 /// there (`tests/wpt/expected_failures.txt`), rewrites them in its own ways.
 fn file_path_is_own(path: &[u8]) -> bool {
-    let drive = |i: usize| i >= 2 && path[i - 2] == b'/' && path[i - 1].is_ascii_alphabetic();
-    !memchr::memchr_iter(b':', path).any(drive)
-        && !memchr::memchr_iter(b'/', path).any(|i| path.get(i + 1) == Some(&b'/'))
+    let mut seg = 0; // start of the current segment
+    for (i, &c) in path.iter().enumerate() {
+        match c {
+            b'/' if i > 0 && seg == i => return false,
+            b'/' => seg = i + 1,
+            b':' if i == seg + 1 && path[seg].is_ascii_alphabetic() => return false,
+            _ => {}
+        }
+    }
+    true
 }
 
 /// §4.2 single-dot and double-dot URL path segments (`.`, `%2e`, `..`,
 /// `.%2e`, `%2e.`, `%2e%2e`, any case) all start with `.` or `%2e`: a path
 /// with no segment starting so has none. `PATH_DOT` unset means the scan
-/// saw no `.` after a `/`; `PCT` unset, no `%`.
+/// saw no `.` after a `/`, `PATH_DOT_SEEN` that it saw one; `PCT` unset,
+/// no `%`.
 fn has_dot_segment(path: &[u8], flags: u32) -> bool {
-    let after_slash = |i: usize| i > 0 && path[i - 1] == b'/';
-    (flags & PATH_DOT != 0 && memchr::memchr_iter(b'.', path).any(after_slash))
-        || (flags & PCT != 0
-            && memchr::memchr_iter(b'%', path)
-                .any(|i| after_slash(i) && matches!(path.get(i + 1..i + 3), Some(b"2e" | b"2E"))))
+    if flags & PATH_DOT_SEEN != 0 {
+        return true;
+    }
+    if flags & (PATH_DOT | PCT) == 0 {
+        return false;
+    }
+    (0..path.len()).any(|i| {
+        path[i] == b'/'
+            && match path.get(i + 1) {
+                Some(b'.') => true,
+                Some(b'%') => matches!(path.get(i + 2..i + 4), Some(b"2e" | b"2E")),
+                _ => false,
+            }
+    })
 }
 
 #[cfg(test)]
@@ -204,6 +229,9 @@ mod tests {
             "http://h/a/../b",
             "http://h/%2e/a",
             "http://h/%2E%2e/a",
+            "http://h/a/..",
+            "http://h/a/.",
+            "http://h/a/%2e",
             "http://h/a?it's",
             "http://h/a b",
             "http://h/a|b",
