@@ -3,8 +3,14 @@
 //! serialize its `href`, single thread, best of 7 passes.
 //!
 //! ```text
-//! cargo run --release --example web_parsers
+//! cargo run --release --example web_parsers [FILE]...
 //! ```
+//!
+//! Each corpus also reports the share of its lines that web mode keys on
+//! its fast path (`irinorm::web::is_own_href`: the line is its own
+//! `href`). Files given as arguments (e.g. `bench-data/real2m.txt`,
+//! `bench-data/c2m.txt`, see `scripts/bench_web.sh`) are reported the
+//! same way, after the bundled ones.
 //!
 //! Corpora: `kasztp.txt`, `node_files.txt`, `isaacs_files.txt` (one absolute
 //! URL per line), and `relative_urls_cc_10k.csv` (relative references
@@ -32,8 +38,14 @@ fn report(name: &str, bytes: usize, lines: usize, parser: &str, (d, ok): (Durati
 
 fn main() {
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("data");
-    for file in ["kasztp.txt", "node_files.txt", "isaacs_files.txt"] {
-        let text = std::fs::read_to_string(data.join(file)).expect("data file");
+    let files: Vec<std::path::PathBuf> = ["kasztp.txt", "node_files.txt", "isaacs_files.txt"]
+        .into_iter()
+        .map(|f| data.join(f))
+        .chain(std::env::args().skip(1).map(Into::into))
+        .collect();
+    for path in &files {
+        let file = path.file_name().and_then(|f| f.to_str()).unwrap_or("?");
+        let text = std::fs::read_to_string(path).expect("data file");
         let text = text.strip_prefix('\u{FEFF}').unwrap_or(&text);
         let lines: Vec<&str> = text.lines().collect();
         let bytes = text.len();
@@ -53,6 +65,15 @@ fn main() {
                 .sum()
         });
         report(file, bytes, lines.len(), "ada", a);
+        let fast = lines
+            .iter()
+            .filter(|l| irinorm::web::is_own_href(l))
+            .count();
+        println!(
+            "{file:<14} fast path {fast} of {} lines ({:.1} %)",
+            lines.len(),
+            100.0 * fast as f64 / lines.len() as f64
+        );
     }
     let csv = std::fs::read_to_string(data.join("relative_urls_cc_10k.csv")).expect("csv");
     let rows: Vec<(&str, &str)> = csv

@@ -61,6 +61,9 @@ use crate::decode::Charset;
 use crate::error::{Component, Error, ErrorKind, Result};
 use crate::preprocess::Repairs;
 
+mod fast;
+pub use fast::is_own_href;
+
 /// A configured WHATWG parser: the base and the query's charset.
 ///
 /// Cheap to clone (the base is one `String` plus offsets); `Send + Sync`.
@@ -110,6 +113,10 @@ impl WebParser {
     /// Parses `input` (one reference, without its line terminator) and adds
     /// what the parser repaired to `repairs`.
     pub fn parse(&self, input: &str, repairs: &mut Repairs) -> Result<Href> {
+        // A reference that is its own `href` (see `fast`) is not parsed.
+        if self.query.is_none() && is_own_href(input) {
+            return Ok(Href(input.to_owned()));
+        }
         // Without the callback the parser skips its per-character checks;
         // most lines come out as they went in and have nothing to count.
         let mut href = self.run(input, None)?;
@@ -144,26 +151,53 @@ impl WebParser {
     /// The key of `input` in web mode: [`WebParser::parse`], then `key` on
     /// [`Href::to_uri_ref`] — or, with `href_is_key` (the string rung,
     /// 3987bis §5.3.1), the `href` itself. An error's offset points into
-    /// `input` ([`map_offset`]).
-    pub fn key<K>(
+    /// `input` ([`map_offset`]). Borrowed when `input` is its own `href`
+    /// ([`is_own_href`]) and `key` borrows.
+    pub fn key<'a, K>(
         &self,
-        input: &str,
+        input: &'a str,
         href_is_key: bool,
         repairs: &mut Repairs,
         key: K,
-    ) -> Result<String>
+    ) -> Result<Cow<'a, str>>
     where
         K: for<'x> Fn(&'x str) -> Result<Cow<'x, str>>,
     {
+        if let Some(k) = self.key_fast(input, href_is_key, &key) {
+            return Ok(k);
+        }
         let href = self.parse(input, repairs)?;
         if href_is_key {
-            return Ok(href.into_string());
+            return Ok(Cow::Owned(href.into_string()));
         }
         let uri = href.to_uri_ref();
         match key(&uri) {
-            Ok(k) => Ok(k.into_owned()),
+            Ok(k) => Ok(Cow::Owned(k.into_owned())),
             Err(e) => Err(map_offset(input, &uri, e)),
         }
+    }
+
+    /// The fast path of [`WebParser::key`]: `input` keyed as written when
+    /// it is its own `href` ([`is_own_href`]; then the parser has nothing
+    /// to repair). `None` sends it through the parser: not its own `href`,
+    /// a legacy query charset (whose bytes are left to the parser), or a
+    /// key error (which the full path locates in the reference).
+    pub(crate) fn key_fast<'a, K>(
+        &self,
+        input: &'a str,
+        href_is_key: bool,
+        key: &K,
+    ) -> Option<Cow<'a, str>>
+    where
+        K: for<'x> Fn(&'x str) -> Result<Cow<'x, str>>,
+    {
+        if self.query.is_some() || !is_own_href(input) {
+            return None;
+        }
+        if href_is_key {
+            return Some(Cow::Borrowed(input));
+        }
+        key(input).ok()
     }
 }
 
@@ -676,6 +710,7 @@ mod tests {
             w.key(s, level == Level::String, &mut Repairs::default(), |t| {
                 n.key(t)
             })
+            .map(Cow::into_owned)
         };
         assert_eq!(
             key("http://h/a?b|c", Level::String).unwrap(),

@@ -196,7 +196,7 @@ impl Prep {
         K: for<'x> Fn(&'x str) -> crate::Result<Cow<'x, str>>,
     {
         if let Some(web) = &self.web {
-            return self.key_web(web, s, key).map(Cow::Owned);
+            return self.key_web(web, s, key);
         }
         match self.one(s) {
             Cow::Borrowed(p) => key(p),
@@ -209,17 +209,26 @@ impl Prep {
     /// Web mode: character references (if asked), then the URL Standard's
     /// parser, then `key` on the `href` (or the `href` itself, see
     /// [`Prep::href_is_key`]). RunError offsets point into `s` as written.
-    fn key_web<K>(&self, web: &WebParser, s: &str, key: &K) -> crate::Result<String>
+    fn key_web<'k, K>(&self, web: &WebParser, s: &'k str, key: &K) -> crate::Result<Cow<'k, str>>
     where
         K: for<'x> Fn(&'x str) -> crate::Result<Cow<'x, str>>,
     {
+        // A reference that is its own `href` has nothing to repair: no
+        // visit to the thread's counters.
+        if self.pre.is_none() {
+            if let Some(k) = web.key_fast(s, self.href_is_key, key) {
+                return Ok(k);
+            }
+        }
         REPAIRS.with(|c| {
             let mut r = c.get();
             let input = match &self.pre {
                 Some(p) => p.apply(s, &mut r),
                 None => Cow::Borrowed(s),
             };
-            let k = web.key(&input, self.href_is_key, &mut r, key);
+            let k = web
+                .key(&input, self.href_is_key, &mut r, key)
+                .map(|k| Cow::Owned(k.into_owned()));
             c.set(r);
             k.map_err(|e| locate(s, &input, e))
         })
