@@ -40,7 +40,7 @@
 //! them once per place). The callback costs the parser a check per
 //! character, so a line is parsed without it first and again with it only
 //! when its `href` differs, which keeps web mode close to the bare parser
-//! (BENCHMARKS.md, decision log: web-mode repairs on a second parse).
+//! (BENCHMARKS.md, decision log: "Web mode").
 //!
 //! # Errors
 //!
