@@ -99,11 +99,9 @@ impl Engine {
     fn key<'a>(&self, s: &'a str) -> irinorm::Result<Cow<'a, str>> {
         if let Some(w) = &self.web {
             let string_rung = self.core.options().level == Level::String;
-            return w
-                .key(s, string_rung, &mut Repairs::default(), |t| {
-                    self.core.key(t)
-                })
-                .map(Cow::Owned);
+            return w.key(s, string_rung, &mut Repairs::default(), |t| {
+                self.core.key(t)
+            });
         }
         let Some(p) = &self.pre else {
             return self.core.key(s);
