@@ -101,18 +101,18 @@ const fn allowed(mask: u16) -> [u8; 256] {
 
 /// 1 for the ASCII bytes a component admits raw (no `%`, no non-ASCII):
 /// one table per rule, so a validation loop can check 8 bytes per branch.
-#[cfg(any(test, fuzzing))]
+#[cfg(test)]
 pub static PATH_OK: [u8; 256] = allowed(PATH);
 /// See [`PATH_OK`]: `iquery` without `iprivate`/`ucschar`/`pct-form`.
 pub static QUERY_OK: [u8; 256] = allowed(QUERY);
 /// See [`PATH_OK`]: `ifragment`.
-#[cfg(any(test, fuzzing))]
+#[cfg(test)]
 pub static FRAGMENT_OK: [u8; 256] = allowed(FRAGMENT);
 /// See [`PATH_OK`]: `iuserinfo`.
-#[cfg(any(test, fuzzing))]
+#[cfg(test)]
 pub static USERINFO_OK: [u8; 256] = allowed(USERINFO);
 /// See [`PATH_OK`]: `ireg-name`.
-#[cfg(any(test, fuzzing))]
+#[cfg(test)]
 pub static REG_NAME_OK: [u8; 256] = allowed(REG_NAME);
 
 /// [`SCAN`] bit: the byte stands raw in `ipath` (`ipchar / "/"`).

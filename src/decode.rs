@@ -50,7 +50,7 @@ pub fn detect_compression(head: &[u8]) -> Compression {
 /// Wraps a reader so that it yields decompressed bytes: all members of a
 /// multi-member gzip stream ([`flate2::read::MultiGzDecoder`]), all frames of
 /// a zstd stream ([`zstd::Decoder`]), or the bytes unchanged.
-#[cfg(any(test, fuzzing))]
+#[cfg(test)]
 pub fn decompress<'a, R: std::io::Read + 'a>(
     r: R,
     c: Compression,

@@ -380,7 +380,7 @@ impl QueryState {
 }
 
 /// True if LEIRI processing would percent-encode a character of `s`.
-#[cfg(any(test, fuzzing))]
+#[cfg(test)]
 pub fn has_leiri_dirt(s: &str) -> bool {
     let mut q = QueryState::default();
     s.chars().any(|c| {
