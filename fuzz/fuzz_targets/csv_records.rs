@@ -40,7 +40,7 @@ fuzz_target!(|data: &[u8]| {
             line: lines,
             unterminated: false,
         };
-        match record_key(&r, &layout, 4096, None, &kf) {
+        match record_key(&r, &layout, 4096, None, &kf, true) {
             RecordKey::Blank | RecordKey::Reject(_) => counted += 1,
             RecordKey::Key { key, example } => {
                 counted += 1;

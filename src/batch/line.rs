@@ -246,13 +246,15 @@ fn missing_column(what: &str, name: &super::source::Column, r: &Rec) -> RejectRe
 }
 
 /// The key of a CSV/TSV record: its reference field (and its base field),
-/// decoded from the charset and keyed.
+/// decoded from the charset and keyed. The example (the record as written)
+/// is built only when `examples` asks for it; otherwise it is empty.
 pub fn record_key<'a>(
     r: &'a Rec,
     layout: &Layout,
     max_line: usize,
     charset: Option<Charset>,
     key: &KeyFn<'_>,
+    examples: bool,
 ) -> RecordKey<'a> {
     if r.unterminated {
         return RecordKey::Reject(RejectReason::Other(format!(
@@ -311,7 +313,11 @@ pub fn record_key<'a>(
     match key_of(&s, base.as_deref(), key) {
         Ok(k) => RecordKey::Key {
             key: k.into_owned(),
-            example: Cow::Owned(record_text(r, layout.delimiter)),
+            example: if examples {
+                Cow::Owned(record_text(r, layout.delimiter))
+            } else {
+                Cow::Borrowed("")
+            },
         },
         Err(e) => RecordKey::Reject(e),
     }

@@ -342,7 +342,7 @@ fn map_records(
                 for _ in r.rec.len()..layout.width {
                     text.push(delim);
                 }
-                match record_key(r, layout, cfg.max_line_bytes, batch.charset, key) {
+                match record_key(r, layout, cfg.max_line_bytes, batch.charset, key, false) {
                     RecordKey::Blank => {
                         stats.blank += 1;
                         text.push(delim);

@@ -417,6 +417,7 @@ pub(super) fn key_batch(
                         cfg.max_line_bytes,
                         batch.charset,
                         key,
+                        b.examples,
                     ) {
                         crate::batch::line::RecordKey::Blank => stats.blank += 1,
                         crate::batch::line::RecordKey::Key { key: k, example } => {
