@@ -571,7 +571,7 @@ fn sigint_and_sigterm_leave_no_files() {
         let mut stdin = child.stdin.take().unwrap();
         stdin.write_all(corpus(false).as_bytes()).unwrap();
         stdin.flush().unwrap();
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
         // Wait until the spill directory and the atomic output exist.
         while std::time::Instant::now() < deadline
             && (std::fs::read_dir(tmp.path()).unwrap().count() == 0
