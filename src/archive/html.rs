@@ -10,7 +10,7 @@
 use std::borrow::Cow;
 
 use encoding_rs::Encoding;
-use html5gum::{DefaultEmitter, Token, Tokenizer};
+use html5gum::{State, Token, Tokenizer};
 
 use super::wat::{header_link_targets, is_abs_http, META_NAME_LINKS, META_PROPERTY_LINKS};
 use super::Link;
@@ -195,13 +195,25 @@ pub struct HtmlLinks {
 /// spaces").
 pub fn html_links(html: &str) -> HtmlLinks {
     let mut out = HtmlLinks::default();
-    let mut emitter = DefaultEmitter::default();
-    emitter.naively_switch_states(true);
-    for token in Tokenizer::new_with_emitter(html, emitter).flatten() {
-        let Token::StartTag(tag) = token else {
+    let mut tokens = Tokenizer::new(html);
+    while let Some(token) = tokens.next() {
+        let Ok(Token::StartTag(tag)) = token else {
             continue;
         };
         let name = tag.name.as_slice();
+        // The tokenizer states the tree builder would switch to (§13.2.6.4:
+        // "generic raw text" and "RCDATA element parsing"), for a crawler
+        // that runs no script: `<noscript>` content is markup.
+        let state = match name {
+            b"textarea" | b"title" => Some(State::RcData),
+            b"plaintext" => Some(State::PlainText),
+            b"script" => Some(State::ScriptData),
+            b"style" | b"iframe" | b"xmp" | b"noembed" | b"noframes" => Some(State::RawText),
+            _ => None,
+        };
+        if let (Some(st), false) = (state, tag.self_closing) {
+            tokens.set_state(st);
+        }
         let attr = |a: &str| {
             tag.attributes.get(a.as_bytes()).map(|v| {
                 String::from_utf8_lossy(&v.value)

@@ -8,8 +8,8 @@
 use std::borrow::Cow;
 use std::sync::atomic::Ordering::Relaxed;
 
+use super::shared::{Graph, LinkReject, Shared};
 use super::stream::unescape;
-use super::{Graph, LinkReject, Shared};
 use crate::archive::{self, Link};
 use crate::batch::sink::csv_field;
 use crate::batch::{KeyFn, RejectReason};
@@ -45,7 +45,7 @@ fn at_of(f: &[&str]) -> Option<At> {
     Some(At {
         file: f.first()?.parse().ok()?,
         record: f.get(1)?.parse().ok()?,
-        offset: f.get(2).map_or(Some(0), |o| o.parse().ok())?,
+        offset: f.get(2)?.parse().ok()?,
     })
 }
 
@@ -53,7 +53,8 @@ fn at_of(f: &[&str]) -> Option<At> {
 /// line by the engine).
 pub(super) fn place_of(line: &str) -> Option<(u64, u64)> {
     let (kind, rest) = line.split_once('\t')?;
-    let (f, _) = fields(rest, if kind == "C" { 2 } else { 3 })?;
+    let _ = kind;
+    let (f, _) = fields(rest, 3)?;
     let at = at_of(&f)?;
     Some((at.record, at.offset))
 }
@@ -93,9 +94,9 @@ pub(super) fn line_edges<'l>(line: &'l str, cx: &Ctx<'_>) -> Result<Cow<'l, str>
             )))
         }
         "C" => {
-            let (f, rest) = fields(rest, 4).ok_or_else(bad)?;
+            let (f, rest) = fields(rest, 5).ok_or_else(bad)?;
             let at = at_of(&f).ok_or_else(bad)?;
-            let (source, target, base) = (unescape(f[2]), unescape(f[3]), unescape(rest));
+            let (source, target, base) = (unescape(f[3]), unescape(f[4]), unescape(rest));
             let base = (!base.is_empty()).then_some(&*base);
             let links = [Link::new(target, "")];
             Ok(Cow::Owned(edges(cx, &at, &source, base, &links)))

@@ -20,28 +20,21 @@
 //! edges). Every link is counted: `accepted + rejected = links`.
 
 mod edges;
+mod shared;
 mod stream;
 
 use std::io::Read;
 use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering::Relaxed;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
+use shared::Shared;
+pub use shared::{Graph, LinkReject};
 pub use stream::Kind;
 
 use crate::batch::{
     self, Columns, DedupConfig, Field, Format, Input, KeyFn, Observer, Order, Reject, RunError,
 };
-
-/// Page or host edges.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Graph {
-    #[default]
-    Pages,
-    /// Host edges, hosts named as Common Crawl's host graph names them.
-    /// The key function must give URIs or IRIs (not SURTs).
-    Hosts,
-}
 
 /// A column of the edges output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -151,63 +144,6 @@ impl Default for Config {
             max_record_bytes: 64 << 20,
             dedup: DedupConfig::default(),
         }
-    }
-}
-
-/// A link or a record that was not turned into an edge, and why.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LinkReject {
-    /// Index of the input.
-    pub file: usize,
-    /// 1-based record number in the input.
-    pub record: u64,
-    /// The record's offset (gzip member or byte; 0 for CSV/TSV).
-    pub offset: u64,
-    /// 1-based number of the link in its record; 0: the whole record.
-    pub link: u64,
-    /// The link's path (`A@/href`); empty for a record.
-    pub path: String,
-    /// The link as written; for a record, the start of its line.
-    pub input: String,
-    pub reason: String,
-}
-
-impl LinkReject {
-    fn record(file: usize, record: u64, offset: u64, reason: String) -> LinkReject {
-        LinkReject {
-            file,
-            record,
-            offset,
-            link: 0,
-            path: String::new(),
-            input: String::new(),
-            reason,
-        }
-    }
-}
-
-/// What the reader and the workers share: counters and rejects.
-#[derive(Default)]
-pub(crate) struct Shared {
-    rejects: Mutex<Vec<LinkReject>>,
-    records_rejected: AtomicU64,
-    pages: AtomicU64,
-    links: AtomicU64,
-    accepted: AtomicU64,
-    rejected: AtomicU64,
-    dropped: AtomicU64,
-    bytes_read: AtomicU64,
-}
-
-impl Shared {
-    fn reject(&self, r: LinkReject) {
-        if r.link == 0 {
-            self.records_rejected.fetch_add(1, Relaxed);
-        }
-        self.rejects
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(r);
     }
 }
 

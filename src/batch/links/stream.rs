@@ -7,7 +7,7 @@
 //! ```text
 //! W \t file \t record \t offset \t WAT JSON (CR, LF → space)
 //! H \t file \t record \t offset \t page \t n \t (path \t url) × n \t HTML as UTF-8
-//! C \t file \t record \t source \t target \t base
+//! C \t file \t record \t 0 \t source \t target \t base
 //! (empty line)   a record without links, or a rejected one
 //! ```
 //!
@@ -20,7 +20,7 @@ use std::io::{self, Read};
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 
-use super::{LinkReject, Shared};
+use super::shared::{LinkReject, Shared};
 use crate::archive::{self, Next, WarcReader};
 use crate::batch::source::Column;
 
@@ -266,7 +266,7 @@ impl Lines {
                     (Some(src), Some(tgt)) => {
                         self.line.extend_from_slice(b"C\t");
                         self.line
-                            .extend_from_slice(format!("{file}\t{record}\t").as_bytes());
+                            .extend_from_slice(format!("{file}\t{record}\t0\t").as_bytes());
                         escape(&mut self.line, src);
                         self.line.push(b'\t');
                         escape(&mut self.line, tgt);
