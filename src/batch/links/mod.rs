@@ -354,7 +354,29 @@ pub fn run(
         let (first, rows) = result?;
         (first, rows)
     } else {
-        let s = batch::run_dedup(opened, &Format::Lines, line_key, &dcfg, &mut watch, out)?;
+        // The engine writes its header in one piece first (`first_line`);
+        // ours names that column `first_record`.
+        let engine_header = dcfg.columns.header();
+        let names: Vec<&str> = cfg.columns.iter().map(|c| c.name()).collect();
+        let header = format!("{}\n", names.join(","));
+        let mut first = true;
+        let mut renamed = |b: &[u8]| {
+            if std::mem::take(&mut first) {
+                if let Some(rest) = b.strip_prefix(engine_header.as_slice()) {
+                    out(header.as_bytes())?;
+                    return out(rest);
+                }
+            }
+            out(b)
+        };
+        let s = batch::run_dedup(
+            opened,
+            &Format::Lines,
+            line_key,
+            &dcfg,
+            &mut watch,
+            &mut renamed,
+        )?;
         let rows = s.unique;
         (s, rows)
     };
