@@ -341,18 +341,23 @@ fn archive_line(out: &mut Vec<u8>, file: usize, rec: &archive::Record<'_>) {
 }
 
 impl Read for Lines {
+    /// Fills `buf` (a short read only at the end): the engine takes a short
+    /// read of a caller's reader for a pause and would end its batch there.
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        loop {
+        let mut n = 0;
+        while n < buf.len() {
             if self.at < self.line.len() {
-                let n = buf.len().min(self.line.len() - self.at);
-                buf[..n].copy_from_slice(&self.line[self.at..self.at + n]);
-                self.at += n;
-                return Ok(n);
+                let k = (buf.len() - n).min(self.line.len() - self.at);
+                buf[n..n + k].copy_from_slice(&self.line[self.at..self.at + k]);
+                self.at += k;
+                n += k;
+                continue;
             }
             if self.done || !self.next_line() {
                 self.done = true;
-                return Ok(0);
+                break;
             }
         }
+        Ok(n)
     }
 }
