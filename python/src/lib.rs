@@ -683,6 +683,7 @@ fn links(
             lk::Graph::Pages
         },
         targets,
+        web_join: mode == Mode::Web,
         ..lk::Config::default()
     };
     if let Some(c) = columns {

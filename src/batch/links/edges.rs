@@ -17,6 +17,9 @@ use crate::batch::{KeyFn, RejectReason};
 /// What the line key function needs.
 pub(super) struct Ctx<'a> {
     pub key: &'a KeyFn<'a>,
+    /// Resolve by the URL Standard here, the base parsed once per page
+    /// ([`super::Config::web_join`]).
+    pub web_join: bool,
     pub graph: Graph,
     pub with_path: bool,
     pub shared: &'a Shared,
@@ -140,6 +143,29 @@ fn edges(cx: &Ctx<'_>, at: &At, page: &str, base: Option<&str>, links: &[Link<'_
         }
     };
     let base = effective_base(page, base);
+    // The URL Standard's join, the base parsed once for all the page's
+    // links; the key function then keys an `href`, which its web mode
+    // reads as it is (the same key as resolving there: an `href` is a
+    // fixed point of the parser).
+    let web_base = if cx.web_join {
+        match url::Url::parse(&base) {
+            Ok(u) => Some(u),
+            Err(e) => {
+                for (i, l) in links.iter().enumerate() {
+                    sh.reject(LinkReject::link(
+                        at,
+                        i,
+                        l,
+                        format!("invalid base {base:?}: {e}"),
+                    ));
+                }
+                sh.rejected.fetch_add(links.len() as u64, Relaxed);
+                return " ".into();
+            }
+        }
+    } else {
+        None
+    };
     let src_host = match cx.graph {
         Graph::Hosts => match graph_host_of(&source) {
             Some(h) => Some(h),
@@ -155,7 +181,17 @@ fn edges(cx: &Ctx<'_>, at: &At, page: &str, base: Option<&str>, links: &[Link<'_
     let mut buf = Vec::new();
     let (mut ok, mut bad, mut dropped) = (0u64, 0u64, 0u64);
     for (i, l) in links.iter().enumerate() {
-        let target = match (cx.key)(&l.url, Some(&base)) {
+        let keyed = match &web_base {
+            Some(b) => match b.join(&l.url) {
+                Ok(u) => (cx.key)(u.as_str(), None).map(|k| Cow::Owned(k.into_owned())),
+                Err(e) => Err(RejectReason::Key(crate::Error::new(
+                    0,
+                    crate::ErrorKind::UrlStandard(e.to_string()),
+                ))),
+            },
+            None => (cx.key)(&l.url, Some(&base)),
+        };
+        let target = match keyed {
             Ok(t) => t,
             Err(e) => {
                 bad += 1;

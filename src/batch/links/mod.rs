@@ -129,6 +129,12 @@ pub struct Config {
     pub columns: Vec<LinkField>,
     /// A WARC record's block larger than this is skipped and rejected.
     pub max_record_bytes: usize,
+    /// Resolve links by the URL Standard (as browsers resolve an `href`),
+    /// each page's base parsed once, and key the `href`: for a key
+    /// function of web mode ([`crate::Mode::Web`]), which gives the same
+    /// keys resolving each link itself, only slower. Otherwise the key
+    /// function resolves (RFC 3986 §5.2 in strict and LEIRI modes).
+    pub web_join: bool,
     /// The engine: memory, temp directory, workers, chunk and batch sizes
     /// (its columns, order, line limit and item splitting are set here).
     pub dedup: DedupConfig,
@@ -142,6 +148,7 @@ impl Default for Config {
             targets: false,
             columns: vec![LinkField::Source, LinkField::Target, LinkField::Count],
             max_record_bytes: 64 << 20,
+            web_join: false,
             dedup: DedupConfig::default(),
         }
     }
@@ -284,6 +291,7 @@ pub fn run(
         .saturating_add(1 << 20);
     let cx = edges::Ctx {
         key,
+        web_join: cfg.web_join,
         graph: cfg.graph,
         with_path: with_path && !cfg.targets,
         shared: &shared,

@@ -151,6 +151,7 @@ pub fn run(a: &LinksArgs) -> Result<i32, CliError> {
         targets: a.targets,
         columns,
         max_record_bytes: a.max_record_bytes as usize,
+        web_join: a.mode == Mode::Web,
         dedup: DedupConfig {
             memory: a.memory.unwrap_or_else(batch::default_memory),
             temp_dir: a.temp_dir.clone(),
