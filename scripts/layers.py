@@ -28,7 +28,7 @@ LAYERS = [
     {"batch"},
     {"learn"},
     {"ladder"},
-    {"convert", "resolve", "surt", "surt_ia", "web", "cdx", "preprocess", "decode"},
+    {"convert", "resolve", "surt", "surt_ia", "web", "cdx", "preprocess", "decode", "archive"},
     {"iri", "host"},
     {"pct", "chars", "simd", "scheme", "error"},
 ]

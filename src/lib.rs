@@ -92,6 +92,7 @@
 
 #![deny(unsafe_op_in_unsafe_fn)]
 
+pub mod archive;
 pub mod batch;
 pub mod cdx;
 pub mod learn;

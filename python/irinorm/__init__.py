@@ -32,6 +32,7 @@ from ._irinorm import (
     to_iri,
     to_uri,
 )
+from ._irinorm import links as _links
 
 LEVELS = ("string", "syntax", "scheme", "protocol")
 FORMS = ("uri", "iri", "surt")
@@ -44,8 +45,44 @@ __all__ = [
     "IriError",
     "Normalizer",
     "key",
+    "links",
     "resolve",
     "surt",
     "to_iri",
     "to_uri",
 ]
+
+
+def links(paths, output=None, **opts):
+    """The link graph of WAT/WARC files (or CSV/TSV edge lists), as the
+    CLI's ``irinorm links`` builds it: both ends resolved and keyed,
+    deduplicated edges with counts, in order of first occurrence.
+
+    ``paths``: a path or a list of paths. With ``output`` the CSV is
+    written there (atomically) and the run's counts are returned (a dict:
+    records, records_rejected, pages, links, accepted, rejected, dropped,
+    edges, rows); without it, the rows are returned as tuples of strings
+    (``source, target, count`` by default). ``opts``: ``level``, ``form``,
+    ``mode`` (default ``"web"``), ``hosts``, ``targets``, ``columns``,
+    ``input_format`` (``wat``, ``warc``, ``csv``, ``tsv``; default from the
+    name), ``source_column``, ``column``, ``base_column``, ``memory``
+    (bytes), ``threads``.
+
+    >>> import irinorm, os, tempfile
+    >>> d = tempfile.mkdtemp(); p = os.path.join(d, "e.csv")
+    >>> _ = open(p, "w").write("from,to\nhttp://a.example/,b\nHTTP://A.example:80/,./b\n")
+    >>> irinorm.links(p)
+    [('http://a.example/', 'http://a.example/b', '2')]
+    """
+    import csv
+    import io
+
+    if isinstance(paths, (str, bytes)) or hasattr(paths, "__fspath__"):
+        paths = [paths]
+    paths = [str(p) for p in paths]
+    text, counts = _links(paths, output=None if output is None else str(output), **opts)
+    if output is not None:
+        return counts
+    rows = csv.reader(io.StringIO(text))
+    next(rows, None)
+    return [tuple(r) for r in rows]

@@ -1,7 +1,7 @@
 """Type stubs of the native module (re-exported by ``irinorm``)."""
 
 from os import PathLike
-from typing import Any, Literal, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Union
 
 Level = Literal["string", "syntax", "scheme", "protocol"]
 Form = Literal["uri", "iri", "surt"]
@@ -140,3 +140,20 @@ def surt(
     >>> surt("http://www.example.com/", with_scheme=True, trailing_comma=True)
     'http://(com,example,www,)/'
     """
+
+def links(
+    paths: List[str],
+    output: Optional[str] = ...,
+    level: str = ...,
+    form: str = ...,
+    mode: str = ...,
+    hosts: bool = ...,
+    targets: bool = ...,
+    columns: Optional[str] = ...,
+    input_format: Optional[str] = ...,
+    source_column: Optional[str] = ...,
+    column: Optional[str] = ...,
+    base_column: Optional[str] = ...,
+    memory: Optional[int] = ...,
+    threads: Optional[int] = ...,
+) -> Tuple[str, Dict[str, int]]: ...

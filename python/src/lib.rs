@@ -592,6 +592,161 @@ fn surt(
     Ok(irinorm::surt::surt(&parsed, &opts))
 }
 
+/// `irinorm.links`: the CLI's `links` job on files (WAT, WARC, CSV/TSV
+/// edges); the CSV it writes, as text (`output=None`) or to a file, and
+/// the run's counts. The GIL is released while it runs.
+#[pyfunction]
+#[pyo3(signature = (paths, output=None, level="scheme", form="uri", mode="web", hosts=false, targets=false, columns=None, input_format=None, source_column=None, column=None, base_column=None, memory=None, threads=None))]
+#[allow(clippy::too_many_arguments)]
+fn links(
+    py: Python<'_>,
+    paths: Vec<String>,
+    output: Option<String>,
+    level: &str,
+    form: &str,
+    mode: &str,
+    hosts: bool,
+    targets: bool,
+    columns: Option<&str>,
+    input_format: Option<&str>,
+    source_column: Option<&str>,
+    column: Option<&str>,
+    base_column: Option<&str>,
+    memory: Option<usize>,
+    threads: Option<usize>,
+) -> PyResult<(String, std::collections::HashMap<String, u64>)> {
+    use irinorm::batch::{self, links as lk};
+    let value = |e: irinorm::batch::RunError| PyValueError::new_err(e.to_string());
+    let n = irinorm::Normalizer::new(Options {
+        level: parse_level(level)?,
+        form: parse_form(form)?,
+        nfc: false,
+    });
+    let mode: Mode = mode.parse().map_err(PyValueError::new_err)?;
+    let prep = batch::Prep::new(
+        &batch::PrepConfig {
+            mode,
+            decode_entities: false,
+            query_encoding: None,
+            split_spaces: false,
+        },
+        None,
+    )
+    .map_err(|e| iri_error(py, &e))?
+    .href_is_key(level == "string" && mode == Mode::Web);
+    let key = batch::key_fn(prep, |s: &str| n.key(s));
+    let fmt = input_format
+        .map(str::to_ascii_lowercase)
+        .unwrap_or_else(|| {
+            let p = paths
+                .first()
+                .map(|p| p.to_ascii_lowercase())
+                .unwrap_or_default();
+            let p = p.trim_end_matches(".gz").trim_end_matches(".zst");
+            if p.ends_with(".csv") {
+                "csv"
+            } else if p.ends_with(".tsv") {
+                "tsv"
+            } else {
+                "warc"
+            }
+            .to_owned()
+        });
+    let col = |c: Option<&str>, d: usize| -> PyResult<batch::Column> {
+        c.map_or(Ok(batch::Column::Index(d)), |c| {
+            batch::Column::parse(c).map_err(value)
+        })
+    };
+    let kind = match fmt.as_str() {
+        "wat" | "warc" => lk::Kind::Archive,
+        "csv" | "tsv" => lk::Kind::Delimited {
+            delimiter: if fmt == "csv" { b',' } else { b'\t' },
+            header: true,
+            source: col(source_column, 0)?,
+            target: col(column, 1)?,
+            base: base_column
+                .map(batch::Column::parse)
+                .transpose()
+                .map_err(value)?,
+        },
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "unknown input_format {other:?}"
+            )))
+        }
+    };
+    let mut cfg = lk::Config {
+        kind,
+        graph: if hosts {
+            lk::Graph::Hosts
+        } else {
+            lk::Graph::Pages
+        },
+        targets,
+        web_join: mode == Mode::Web,
+        ..lk::Config::default()
+    };
+    if let Some(c) = columns {
+        cfg.columns = lk::LinkField::parse_list(c).map_err(value)?;
+    }
+    if let Some(m) = memory {
+        cfg.dedup.memory = m;
+    }
+    if let Some(t) = threads {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(t)
+            .build()
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        cfg.dedup.pool = Some(Arc::new(pool));
+    }
+    let inputs: Vec<batch::Input> = paths
+        .iter()
+        .map(|p| batch::Input::parse(p.as_ref()))
+        .collect();
+    let (text, summary) = py
+        .detach(|| -> Result<_, irinorm::batch::RunError> {
+            let mut csv = Vec::new();
+            let mut file = match &output {
+                Some(p) => Some(batch::OutputFile::create(Some(std::path::Path::new(p)))?),
+                None => None,
+            };
+            let s = lk::run(
+                &inputs,
+                &key,
+                &cfg,
+                &mut batch::Quiet,
+                &mut |b: &[u8]| match &mut file {
+                    Some(f) => f.write(b),
+                    None => {
+                        csv.extend_from_slice(b);
+                        Ok(())
+                    }
+                },
+                &mut |_| Ok(()),
+            )?;
+            if let Some(f) = file {
+                f.finish()?;
+            }
+            Ok((String::from_utf8_lossy(&csv).into_owned(), s))
+        })
+        .map_err(value)?;
+    let counts = [
+        ("records", summary.records),
+        ("records_rejected", summary.records_rejected),
+        ("pages", summary.pages),
+        ("links", summary.links),
+        ("accepted", summary.accepted),
+        ("rejected", summary.rejected),
+        ("dropped", summary.dropped),
+        ("edges", summary.edges),
+        ("rows", summary.rows),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v))
+    .collect();
+    Ok((text, counts))
+}
+
 #[pymodule]
 fn _irinorm(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("IriError", m.py().get_type::<IriError>())?;
@@ -602,5 +757,6 @@ fn _irinorm(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(to_iri, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(surt, m)?)?;
+    m.add_function(wrap_pyfunction!(links, m)?)?;
     Ok(())
 }

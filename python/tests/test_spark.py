@@ -130,3 +130,16 @@ def test_example_job_reports_the_rejected_count(spark, cli, tmp_path, capsys):
     for part in sorted((tmp_path / "bad").glob("part-*.csv")):
         rows += list(csv.DictReader(part.open(encoding="utf-8", newline="")))
     assert len(rows) == n and all(r["error"] for r in rows)
+
+
+def test_spark_links_sums_the_edges_of_each_file(spark):
+    import irinorm
+    from irinorm.spark import links
+
+    wat = str(ROOT / "tests" / "data" / "archive" / "pages.wat.gz")
+    df = spark.createDataFrame([(wat,), (wat,)], ["path"])
+    got = {(r["source"], r["target"]): r["count"] for r in links(df).collect()}
+    want = {(s, t): 2 * int(c) for s, t, c in irinorm.links(wat)}
+    assert got == want
+    hosts = {(r["source"], r["target"]) for r in links(df, hosts=True).collect()}
+    assert hosts == {(s, t) for s, t, _ in irinorm.links(wat, hosts=True)}

@@ -32,6 +32,7 @@ mod dedup;
 mod error;
 mod keyfn;
 mod line;
+pub mod links;
 mod map;
 mod observe;
 mod prep;

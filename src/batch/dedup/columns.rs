@@ -17,6 +17,10 @@ pub enum Field {
     /// That line (or record, or CSV field) as written, without its line
     /// terminator.
     Example,
+    /// The key written as it is, under this header: a key that is already
+    /// one or more CSV fields (the `links` job's `source,target`). Not in
+    /// [`Field::ALL`] nor parsed by [`Columns::parse`].
+    Raw(&'static str),
 }
 
 impl Field {
@@ -37,6 +41,7 @@ impl Field {
             Field::FirstFile => "first_file",
             Field::FirstLine => "first_line",
             Field::Example => "example",
+            Field::Raw(header) => header,
         }
     }
 }

@@ -252,6 +252,7 @@ pub(super) fn format_row(
                     same = Some(start..t.len());
                 }
             }
+            Field::Raw(_) => t.extend_from_slice(shown),
             Field::Count => csv_u64(t, count),
             Field::FirstFile => t.extend_from_slice(file),
             Field::FirstLine => csv_u64(t, line),

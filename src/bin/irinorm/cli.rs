@@ -116,6 +116,129 @@ pub enum Command {
         irinorm learn --digests captures.csv --redirects crawl-redirects.csv -o rules.tsv\n  \
         irinorm dedup --level protocol --learned rules.tsv frontier.txt")]
     Learn(LearnArgs),
+
+    /// Build a link graph: the links of WAT or WARC files (or of CSV/TSV
+    /// edge lists), both ends resolved and keyed on the ladder, as
+    /// deduplicated edges with counts.
+    ///
+    /// Output: source,target,count (--columns adds path, first_file,
+    /// first_record), rows in order of first occurrence, byte-identical
+    /// whatever --threads and --memory are. --hosts writes the host graph
+    /// with hosts named as Common Crawl's host graphs name them (reversed,
+    /// a leading `www.` dropped, A-labels; IP hosts and self-loops left
+    /// out); --targets writes target,count: each target's distinct sources.
+    /// Rejects (--rejects) are file,record,offset,link,path,input,error.
+    #[command(after_help = "Examples:\n  \
+        irinorm links CC-MAIN-*.warc.wat.gz -o edges.csv --rejects bad.csv\n  \
+        irinorm links --hosts crawl.warc.gz -o hosts.csv\n  \
+        irinorm links --targets --level protocol pages.wat.gz -o inlinks.csv\n  \
+        irinorm links --input-format csv --source-column page --column href links.csv")]
+    Links(LinksArgs),
+}
+
+/// How a links input is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LinksFormatArg {
+    /// WAT files: WARC metadata records of ia-web-commons JSON.
+    Wat,
+    /// WARC files: HTTP responses (HTML links, 3xx redirects).
+    Warc,
+    /// CSV edges: --source-column, --column (and --base-column).
+    Csv,
+    /// TSV edges, as csv.
+    Tsv,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct LinksArgs {
+    #[command(flatten)]
+    pub key: KeyArgs,
+
+    /// Input files: WAT or WARC (gzip members or plain), or CSV/TSV edges.
+    /// `-` or none reads stdin.
+    #[arg(value_name = "INPUT")]
+    pub inputs: Vec<PathBuf>,
+
+    /// Input format (default: wat for `*.wat`/`*.wat.gz`, csv/tsv for
+    /// `*.csv`/`*.tsv` (also `.gz`/`.zst`), otherwise warc). WAT and WARC
+    /// files are read alike: every WAT JSON record and HTTP response found.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub input_format: Option<LinksFormatArg>,
+
+    /// CSV/TSV: the column of the page that links (name or 1-based index;
+    /// default 1).
+    #[arg(long, value_name = "NAME|INDEX")]
+    pub source_column: Option<String>,
+
+    /// CSV/TSV: the column of the link (default 2).
+    #[arg(long, value_name = "NAME|INDEX")]
+    pub column: Option<String>,
+
+    /// CSV/TSV: the column of each row's base (default: the source).
+    #[arg(long, value_name = "NAME|INDEX")]
+    pub base_column: Option<String>,
+
+    /// CSV/TSV input has no header row.
+    #[arg(long)]
+    pub no_header: bool,
+
+    /// The host graph, hosts named as Common Crawl's host graphs name them.
+    #[arg(long, conflicts_with = "targets")]
+    pub hosts: bool,
+
+    /// Each target's in-links from distinct sources: target,count.
+    #[arg(long)]
+    pub targets: bool,
+
+    /// The columns: source,target (then path: part of the edge), then any
+    /// of count,first_file,first_record (default source,target,count).
+    #[arg(long, value_name = "LIST", conflicts_with = "targets")]
+    pub columns: Option<String>,
+
+    /// How links are read before keying: `web` (default: as a browser
+    /// resolves an href, the URL Standard), `leiri` or `strict`.
+    #[arg(long, value_name = "MODE", default_value = "web", value_parser = parse_mode)]
+    pub mode: irinorm::Mode,
+
+    /// A WARC record larger than this is skipped and rejected.
+    #[arg(long, value_name = "SIZE", default_value = "64M", value_parser = parse_unit_size)]
+    pub max_record_bytes: u64,
+
+    /// Memory for the table of distinct edges (as for dedup).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub memory: Option<usize>,
+
+    /// Directory for spill files.
+    #[arg(long, value_name = "DIR")]
+    pub temp_dir: Option<PathBuf>,
+
+    /// Write the graph here instead of stdout (atomically).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Write every rejected link and record as CSV here.
+    #[arg(long, value_name = "FILE")]
+    pub rejects: Option<PathBuf>,
+
+    /// Exit 1 if any link or record was rejected.
+    #[arg(long)]
+    pub strict: bool,
+
+    /// Worker threads (default: all cores).
+    #[arg(short = 'j', long, value_name = "N")]
+    pub threads: Option<usize>,
+
+    /// No summary on stderr.
+    #[arg(short, long)]
+    pub quiet: bool,
+
+    /// Show a progress bar (default: on a terminal, inputs over 64 MiB).
+    #[arg(long, overrides_with = "no_progress")]
+    pub progress: bool,
+
+    /// Never show a progress bar.
+    #[arg(long, overrides_with = "progress")]
+    pub no_progress: bool,
 }
 
 #[derive(Debug, Clone, Args)]

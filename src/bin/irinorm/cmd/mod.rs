@@ -4,6 +4,7 @@
 
 mod dedup;
 mod info;
+mod links;
 mod map;
 
 use std::borrow::Cow;
@@ -42,6 +43,7 @@ pub fn run(cli: Cli) -> Result<i32, CliError> {
         Command::Compare(a) => info::compare(&a),
         Command::Rules => info::rules(),
         Command::Learn(a) => info::learn(&a),
+        Command::Links(a) => links::run(&a),
     }
 }
 

@@ -1,0 +1,254 @@
+//! One record's line ([`super::stream`]) → its links resolved against the
+//! page's base (RFC 3986 §5.2) and keyed on the ladder (3987bis §5.3) →
+//! the edges, as the space-separated items the dedup engine counts one by
+//! one (its `split_spaces`): `source,target` (CSV fields, quoted where CSV
+//! needs it; a key never holds a space), `,path` appended when the path is
+//! part of the edge. A link that cannot be keyed is a [`LinkReject`].
+
+use std::borrow::Cow;
+use std::sync::atomic::Ordering::Relaxed;
+
+use super::shared::{Graph, LinkReject, Shared};
+use super::stream::unescape;
+use crate::archive::{self, Link};
+use crate::batch::sink::csv_field;
+use crate::batch::{KeyFn, RejectReason};
+
+/// What the line key function needs.
+pub(super) struct Ctx<'a> {
+    pub key: &'a KeyFn<'a>,
+    /// Resolve by the URL Standard here, the base parsed once per page
+    /// ([`super::Config::web_join`]).
+    pub web_join: bool,
+    pub graph: Graph,
+    pub with_path: bool,
+    pub shared: &'a Shared,
+}
+
+/// Where a record is, as its line says.
+struct At {
+    file: usize,
+    record: u64,
+    offset: u64,
+}
+
+/// The fields of a line after its kind: `n` fields, then the rest.
+fn fields(rest: &str, n: usize) -> Option<(Vec<&str>, &str)> {
+    let mut out = Vec::with_capacity(n);
+    let mut s = rest;
+    for _ in 0..n {
+        let (f, r) = s.split_once('\t')?;
+        out.push(f);
+        s = r;
+    }
+    Some((out, s))
+}
+
+fn at_of(f: &[&str]) -> Option<At> {
+    Some(At {
+        file: f.first()?.parse().ok()?,
+        record: f.get(1)?.parse().ok()?,
+        offset: f.get(2)?.parse().ok()?,
+    })
+}
+
+/// The file, record and offset a line names (for a reject of the whole
+/// line by the engine).
+pub(super) fn place_of(line: &str) -> Option<(u64, u64)> {
+    let (kind, rest) = line.split_once('\t')?;
+    let _ = kind;
+    let (f, _) = fields(rest, 3)?;
+    let at = at_of(&f)?;
+    Some((at.record, at.offset))
+}
+
+/// The edges of one line, as items (see the module doc); `" "` for none.
+pub(super) fn line_edges<'l>(line: &'l str, cx: &Ctx<'_>) -> Result<Cow<'l, str>, RejectReason> {
+    let bad = || RejectReason::Other("not a line of the links reader".into());
+    let (kind, rest) = line.split_once('\t').ok_or_else(bad)?;
+    match kind {
+        "W" => {
+            let (f, json) = fields(rest, 3).ok_or_else(bad)?;
+            let at = at_of(&f).ok_or_else(bad)?;
+            let page = archive::wat_links(json).map_err(RejectReason::Other)?;
+            Ok(match page {
+                None => Cow::Borrowed(" "),
+                Some(p) => Cow::Owned(edges(cx, &at, &p.url, p.base.as_deref(), &p.links)),
+            })
+        }
+        "H" => {
+            let (f, rest) = fields(rest, 5).ok_or_else(bad)?;
+            let at = at_of(&f).ok_or_else(bad)?;
+            let page = unescape(f[3]);
+            let n: usize = f[4].parse().map_err(|_| bad())?;
+            let (pairs, html) = fields(rest, 2 * n).ok_or_else(bad)?;
+            let mut links: Vec<Link<'_>> = pairs
+                .chunks(2)
+                .map(|p| Link::new(unescape(p[1]), unescape(p[0])))
+                .collect();
+            let found = archive::html_links(html);
+            links.extend(found.links);
+            Ok(Cow::Owned(edges(
+                cx,
+                &at,
+                &page,
+                found.base.as_deref(),
+                &links,
+            )))
+        }
+        "C" => {
+            let (f, rest) = fields(rest, 5).ok_or_else(bad)?;
+            let at = at_of(&f).ok_or_else(bad)?;
+            let (source, target, base) = (unescape(f[3]), unescape(f[4]), unescape(rest));
+            let base = (!base.is_empty()).then_some(&*base);
+            let links = [Link::new(target, "")];
+            Ok(Cow::Owned(edges(cx, &at, &source, base, &links)))
+        }
+        _ => Err(bad()),
+    }
+}
+
+/// The host of a key (a URI or IRI), as the host graph names it.
+fn graph_host_of(key: &str) -> Option<String> {
+    let r = crate::parse(key).ok()?;
+    archive::graph_host(r.host()?)
+}
+
+/// `base` resolved against `page` (RFC 3986 §5.2), if both parse and the
+/// page is absolute; otherwise the page (as `urljoin` failing leaves it).
+fn effective_base<'a>(page: &'a str, base: Option<&'a str>) -> Cow<'a, str> {
+    let Some(b) = base.filter(|b| !b.is_empty()) else {
+        return Cow::Borrowed(page);
+    };
+    match (crate::parse(page), crate::parse(b)) {
+        (Ok(p), Ok(r)) if p.is_absolute() => Cow::Owned(crate::resolve(&p, &r)),
+        _ => Cow::Borrowed(page),
+    }
+}
+
+/// The edges of a page's links as items.
+fn edges(cx: &Ctx<'_>, at: &At, page: &str, base: Option<&str>, links: &[Link<'_>]) -> String {
+    let sh = cx.shared;
+    sh.pages.fetch_add(1, Relaxed);
+    sh.links.fetch_add(links.len() as u64, Relaxed);
+    let mut out = String::new();
+    let source = match (cx.key)(page, None) {
+        Ok(s) => s,
+        Err(e) => {
+            for (i, l) in links.iter().enumerate() {
+                sh.reject(LinkReject::link(at, i, l, format!("source {page:?}: {e}")));
+            }
+            sh.rejected.fetch_add(links.len() as u64, Relaxed);
+            return " ".into();
+        }
+    };
+    let base = effective_base(page, base);
+    // The URL Standard's join, the base parsed once for all the page's
+    // links; the key function then keys an `href`, which its web mode
+    // reads as it is (the same key as resolving there: an `href` is a
+    // fixed point of the parser).
+    let web_base = if cx.web_join {
+        match url::Url::parse(&base) {
+            Ok(u) => Some(u),
+            Err(e) => {
+                for (i, l) in links.iter().enumerate() {
+                    sh.reject(LinkReject::link(
+                        at,
+                        i,
+                        l,
+                        format!("invalid base {base:?}: {e}"),
+                    ));
+                }
+                sh.rejected.fetch_add(links.len() as u64, Relaxed);
+                return " ".into();
+            }
+        }
+    } else {
+        None
+    };
+    let src_host = match cx.graph {
+        Graph::Hosts => match graph_host_of(&source) {
+            Some(h) => Some(h),
+            None => {
+                // No host name for the source: the graph has no node for it.
+                sh.accepted.fetch_add(links.len() as u64, Relaxed);
+                sh.dropped.fetch_add(links.len() as u64, Relaxed);
+                return " ".into();
+            }
+        },
+        Graph::Pages => None,
+    };
+    let mut buf = Vec::new();
+    let (mut ok, mut bad, mut dropped) = (0u64, 0u64, 0u64);
+    for (i, l) in links.iter().enumerate() {
+        let keyed = match &web_base {
+            Some(b) => match b.join(&l.url) {
+                Ok(u) => (cx.key)(u.as_str(), None).map(|k| Cow::Owned(k.into_owned())),
+                Err(e) => Err(RejectReason::Key(crate::Error::new(
+                    0,
+                    crate::ErrorKind::UrlStandard(e.to_string()),
+                ))),
+            },
+            None => (cx.key)(&l.url, Some(&base)),
+        };
+        let target = match keyed {
+            Ok(t) => t,
+            Err(e) => {
+                bad += 1;
+                sh.reject(LinkReject::link(at, i, l, e.to_string()));
+                continue;
+            }
+        };
+        ok += 1;
+        buf.clear();
+        match &src_host {
+            Some(sh_name) => match graph_host_of(&target) {
+                Some(t) if t != *sh_name => {
+                    csv_field(&mut buf, sh_name.as_bytes());
+                    buf.push(b',');
+                    csv_field(&mut buf, t.as_bytes());
+                }
+                _ => {
+                    dropped += 1;
+                    continue;
+                }
+            },
+            None => {
+                csv_field(&mut buf, source.as_bytes());
+                buf.push(b',');
+                csv_field(&mut buf, target.as_bytes());
+            }
+        }
+        if cx.with_path {
+            buf.push(b',');
+            let path = l.path.replace(' ', "%20");
+            csv_field(&mut buf, path.as_bytes());
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        // Keys and host names are ASCII or UTF-8 text; CSV quoting keeps it so.
+        out.push_str(std::str::from_utf8(&buf).unwrap_or_default());
+    }
+    sh.accepted.fetch_add(ok, Relaxed);
+    sh.rejected.fetch_add(bad, Relaxed);
+    sh.dropped.fetch_add(dropped, Relaxed);
+    if out.is_empty() {
+        out.push(' ');
+    }
+    out
+}
+
+impl LinkReject {
+    fn link(at: &At, i: usize, l: &Link<'_>, reason: String) -> LinkReject {
+        LinkReject {
+            file: at.file,
+            record: at.record,
+            offset: at.offset,
+            link: i as u64 + 1,
+            path: l.path.to_string(),
+            input: l.url.to_string(),
+            reason,
+        }
+    }
+}
