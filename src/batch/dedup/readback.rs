@@ -156,7 +156,10 @@ impl SpillDir {
 
     /// The [`Blocks`] of each run of `paths`.
     fn blocks(&self, paths: &[PathBuf]) -> Result<Vec<Blocks>, RunError> {
-        paths.iter().map(|p| Ok(Blocks::new(self.open(p)?))).collect()
+        paths
+            .iter()
+            .map(|p| Ok(Blocks::new(self.open(p)?)))
+            .collect()
     }
 
     /// Count the keys of `src` and write its owner list `own-{name}`;
