@@ -23,8 +23,8 @@ use super::line::{
 };
 use super::sink::{csv_u64, field_with, write_behind};
 use super::source::{
-    chunk_size, for_each_batch, for_each_line, line_chunks, split_chunks, Batch, Format, Item,
-    Layout, LineNumbers, Opened,
+    chunk_size, for_each_batch, for_each_line, line_chunks, split_chunks, Batch, Format, Layout,
+    LineNumbers, Opened,
 };
 use super::{KeyFn, Observer, Reject, RejectReason, RunError, Stats};
 use crate::cdx::CdxLayout;
@@ -112,37 +112,34 @@ fn map_all(
         cfg.max_line_bytes,
         cfg.batch_bytes,
         |item, _| {
-            let batch = match item {
-                Item::Start {
-                    layout: l, cdx: c, ..
-                } => {
-                    layout = l;
-                    if let Some(c) = c {
-                        if let (Some(h), MapOutput::Cdx) = (&c.header, &cfg.output) {
-                            out(format!("{}\n", CdxLayout::header_with_key(h)).into_bytes())?;
-                        }
-                        cdx = Some(c.layout);
+            let Some(batch) = item.batch_or_start(|l, c| {
+                layout = l;
+                if let Some(c) = c {
+                    if let (Some(h), MapOutput::Cdx) = (&c.header, &cfg.output) {
+                        out(format!("{}\n", CdxLayout::header_with_key(h)).into_bytes())?;
                     }
-                    if let (Some(l), MapOutput::Records { output_column }) = (&layout, &cfg.output)
-                    {
-                        if !header_done {
-                            header_done = true;
-                            if let Some(h) = &l.header {
-                                let mut t = Vec::new();
-                                for f in h {
-                                    field_with(&mut t, f, delim);
-                                    t.push(delim);
-                                }
-                                field_with(&mut t, output_column.as_bytes(), delim);
-                                t.push(delim);
-                                t.extend_from_slice(b"error\n");
-                                out(t)?;
-                            }
-                        }
-                    }
-                    return Ok(());
+                    cdx = Some(c.layout);
                 }
-                Item::Batch(b) => b,
+                if let (Some(l), MapOutput::Records { output_column }) = (&layout, &cfg.output) {
+                    if !header_done {
+                        header_done = true;
+                        if let Some(h) = &l.header {
+                            let mut t = Vec::new();
+                            for f in h {
+                                field_with(&mut t, f, delim);
+                                t.push(delim);
+                            }
+                            field_with(&mut t, output_column.as_bytes(), delim);
+                            t.push(delim);
+                            t.extend_from_slice(b"error\n");
+                            out(t)?;
+                        }
+                    }
+                }
+                Ok(())
+            })?
+            else {
+                return Ok(());
             };
             let mut work = || match &layout {
                 Some(l) => map_records(&batch, l, key, cfg, delim),

@@ -94,8 +94,13 @@ impl SpillDir {
             .into_par_iter()
             .filter(|&p| this.rows[p] > 0)
             .map(|p| {
-                let src = (this.part_path(p), Kind::Rows);
-                this.count_keys(&src, 0, &format!("{p:03}"), end)
+                let rows = Piece {
+                    path: this.part_path(p),
+                    kind: Kind::Rows,
+                    depth: 0,
+                    name: format!("{p:03}"),
+                };
+                this.count_keys(&rows, end)
             })
             .collect();
         for c in counted {
@@ -104,9 +109,10 @@ impl SpillDir {
             self.totals.written += t.written;
             self.passes = self.passes.max(depth + 1);
         }
+        let parts: Vec<usize> = (0..PARTS).filter(|&p| self.rows[p] > 0).collect();
+        let paths: Vec<PathBuf> = parts.iter().map(|&p| self.part_path(p)).collect();
         let mut streams = Vec::new();
-        for p in (0..PARTS).filter(|&p| self.rows[p] > 0) {
-            let rows = self.open(&self.part_path(p))?;
+        for (rows, p) in self.blocks(&paths)?.into_iter().zip(&parts) {
             let owners = self.open(&self.owner_path(&format!("{p:03}")))?;
             let mut s = PartStream::new(rows, owners);
             s.advance().map_err(|e| self.read_err(&e))?;
@@ -114,35 +120,19 @@ impl SpillDir {
         }
         let less = |s: &[PartStream], a: usize, b: usize| s[a].origin < s[b].origin;
         let mut heap = Heap::new(&streams, |s| s.cur.is_some(), less);
-        let mut text = Vec::with_capacity(1 << 20);
-        let mut unique = 0;
-        while let Some(i) = heap.top() {
-            let s = &streams[i];
-            let cur = s.cur.as_ref().expect("in the heap");
-            let block = s.rows.r.block();
-            let key = &block[cur.key.clone()];
-            let ex = cur.ex.clone().map_or(key, |r| &block[r]);
-            let (file, line, _) = s.origin;
-            let shown = shown(end.show_surt, key, None);
-            format_row(
-                &mut text,
-                end.columns.fields(),
-                &shown,
-                cur.count,
-                &end.names[file as usize],
-                line,
-                ex,
-            );
-            unique += 1;
-            if text.len() >= 1 << 20 {
-                out(&text)?;
-                text.clear();
+        emitting(end, out, |emit| {
+            while let Some(i) = heap.top() {
+                let s = &streams[i];
+                let cur = s.cur.as_ref().expect("in the heap");
+                let block = s.rows.block();
+                let key = &block[cur.key.clone()];
+                let ex = cur.ex.clone().map_or(key, |r| &block[r]);
+                emit.row(&shown(end.show_surt, key, None), cur.count, s.origin, ex)?;
+                streams[i].advance().map_err(|e| self.read_err(&e))?;
+                heap.next(&streams, |s| s.cur.is_some(), less);
             }
-            streams[i].advance().map_err(|e| self.read_err(&e))?;
-            heap.next(&streams, |s| s.cur.is_some(), less);
-        }
-        out(&text)?;
-        Ok(unique)
+            Ok(())
+        })
     }
 
     fn owner_path(&self, name: &str) -> PathBuf {
@@ -164,25 +154,27 @@ impl SpillDir {
         )
     }
 
-    /// Count the keys of `src` and write the owner list `own-{name}`;
+    /// The [`Blocks`] of each run of `paths`.
+    fn blocks(&self, paths: &[PathBuf]) -> Result<Vec<Blocks>, RunError> {
+        paths
+            .iter()
+            .map(|p| Ok(Blocks::new(self.open(p)?)))
+            .collect()
+    }
+
+    /// Count the keys of `src` and write its owner list `own-{name}`;
     /// the bytes written and how deep it was split. A key file (not a
     /// partition's rows, still to be merged) is removed once read.
-    fn count_keys(
-        &self,
-        src: &(PathBuf, Kind),
-        depth: u32,
-        name: &str,
-        end: &Ending<'_>,
-    ) -> Result<(Totals, u32), RunError> {
+    fn count_keys(&self, src: &Piece, end: &Ending<'_>) -> Result<(Totals, u32), RunError> {
         let mut part = Part::default();
         let mut full = false;
-        let loaded = for_each_key(src, |g, key, count| {
+        let loaded = for_each_key(&src.path, src.kind, |g, key, count| {
             let grows = part.arena.opens_block(key, key);
             if grows && part.arena.blocks.len() >= end.max_blocks {
                 full = true;
                 return ControlFlow::Break(());
             }
-            if depth < MAX_DEPTH && counted_bytes(&part) > end.share {
+            if src.depth < MAX_DEPTH && counted_bytes(&part) > end.share {
                 return ControlFlow::Break(());
             }
             part.add(key_hash(end.hasher, key), key, key, (0, g, 0), count);
@@ -190,7 +182,7 @@ impl SpillDir {
         })
         .map_err(|e| self.read_err(&e))?;
         if loaded {
-            let own = self.owner_path(name);
+            let own = self.owner_path(&src.name);
             let f = File::create(&own).map_err(|e| self.err(&e))?;
             let mut w = RunWriter::new(f, CODEC).map_err(|e| self.err(&e))?;
             let mut prev = 0;
@@ -205,39 +197,33 @@ impl SpillDir {
                 w.end_record().map_err(|e| self.err(&e))?;
             }
             let (_, t) = w.finish().map_err(|e| self.err(&e))?;
-            if src.1 == Kind::Keys {
-                std::fs::remove_file(&src.0).map_err(|e| self.err(&e))?;
+            if src.kind == Kind::Keys {
+                std::fs::remove_file(&src.path).map_err(|e| self.err(&e))?;
             }
-            return Ok((t, depth));
+            return Ok((t, src.depth));
         }
-        if full && depth >= MAX_DEPTH {
+        if full && src.depth >= MAX_DEPTH {
             return Err(RunError::msg(format!(
                 "{}: more distinct keys than one partition can hold",
-                src.0.display()
+                src.path.display()
             )));
         }
         drop(part);
-        self.split(src, depth, name, end)
+        self.split(src, end)
     }
 
     /// Split `src` into key files by the next bits of the hash, count each,
     /// and merge their owner lists into `own-{name}`.
-    fn split(
-        &self,
-        src: &(PathBuf, Kind),
-        depth: u32,
-        name: &str,
-        end: &Ending<'_>,
-    ) -> Result<(Totals, u32), RunError> {
-        let shift = 40 + PART_BITS + SPLIT_BITS * depth;
+    fn split(&self, src: &Piece, end: &Ending<'_>) -> Result<(Totals, u32), RunError> {
+        let shift = 40 + PART_BITS + SPLIT_BITS * src.depth;
         let subs: Vec<String> = (0..1 << SPLIT_BITS)
-            .map(|i| format!("{name}.{i:x}"))
+            .map(|i| format!("{}.{i:x}", src.name))
             .collect();
         // A key file is created when its first key comes.
         let mut writers: Vec<Option<(RunWriter<File>, u64)>> = subs.iter().map(|_| None).collect();
         let mut failed = None;
         let path = |s: &str| self.dir.path().join(format!("key-{s}"));
-        for_each_key(src, |g, key, count| {
+        for_each_key(&src.path, src.kind, |g, key, count| {
             let i = (key_hash(end.hasher, key) >> shift) as usize & ((1 << SPLIT_BITS) - 1);
             let w = match &mut writers[i] {
                 Some(w) => w,
@@ -270,7 +256,7 @@ impl SpillDir {
             return Err(self.err(&e));
         }
         let mut total = Totals::default();
-        let mut deepest = depth + 1;
+        let mut deepest = src.depth + 1;
         let mut records = Vec::new();
         for w in writers {
             let Some((w, _)) = w else {
@@ -282,8 +268,8 @@ impl SpillDir {
             total.raw += t.raw;
             total.written += t.written;
         }
-        if src.1 == Kind::Keys {
-            std::fs::remove_file(&src.0).map_err(|e| self.err(&e))?;
+        if src.kind == Kind::Keys {
+            std::fs::remove_file(&src.path).map_err(|e| self.err(&e))?;
         }
         let mut owners = Vec::new();
         for (s, n) in subs.iter().zip(records) {
@@ -291,13 +277,19 @@ impl SpillDir {
                 continue;
             }
             let keys = path(s);
-            let (t, d) = self.count_keys(&(keys, Kind::Keys), depth + 1, s, end)?;
+            let sub = Piece {
+                path: keys,
+                kind: Kind::Keys,
+                depth: src.depth + 1,
+                name: s.clone(),
+            };
+            let (t, d) = self.count_keys(&sub, end)?;
             total.raw += t.raw;
             total.written += t.written;
             deepest = deepest.max(d);
             owners.push(self.owner_path(s));
         }
-        let t = self.merge_owners(&owners, &self.owner_path(name))?;
+        let t = self.merge_owners(&owners, &self.owner_path(&src.name))?;
         for o in &owners {
             std::fs::remove_file(o).map_err(|e| self.err(&e))?;
         }
@@ -384,31 +376,13 @@ impl SpillDir {
             }
             self.passes += 1;
         }
-        let mut text = Vec::with_capacity(1 << 20);
-        let mut unique = 0;
-        self.merge_sorted(&self.runs, surt, |r| {
-            let known = surt.then_some(&r.surt[..]);
-            let shown = shown(end.show_surt, &r.key, known);
-            let ex = if r.same { &r.key } else { &r.example };
-            let (file, line, _) = r.origin;
-            format_row(
-                &mut text,
-                end.columns.fields(),
-                &shown,
-                r.count,
-                &end.names[file as usize],
-                line,
-                ex,
-            );
-            unique += 1;
-            if text.len() >= 1 << 20 {
-                out(&text)?;
-                text.clear();
-            }
-            Ok(())
-        })?;
-        out(&text)?;
-        Ok(unique)
+        emitting(end, out, |emit| {
+            self.merge_sorted(&self.runs, surt, |r| {
+                let known = surt.then_some(&r.surt[..]);
+                let ex = if r.same { &r.key } else { &r.example };
+                emit.row(&shown(end.show_surt, &r.key, known), r.count, r.origin, ex)
+            })
+        })
     }
 
     /// Merge sorted runs, each key's rows added up into one given to `f`.
@@ -419,14 +393,27 @@ impl SpillDir {
         mut f: impl FnMut(&Merged) -> Result<(), RunError>,
     ) -> Result<(), RunError> {
         let mut streams = Vec::new();
-        for p in runs {
-            let mut s = SortedStream::new(self.open(p)?, surt);
+        for b in self.blocks(runs)? {
+            let mut s = SortedStream {
+                r: b,
+                surt,
+                cur: None,
+            };
             s.advance().map_err(|e| self.read_err(&e))?;
             streams.push(s);
         }
+        self.merge_streams(&mut streams, &mut f)
+    }
+
+    /// [`SpillDir::merge_sorted`] of the streams.
+    fn merge_streams(
+        &self,
+        streams: &mut [SortedStream],
+        mut f: impl FnMut(&Merged) -> Result<(), RunError>,
+    ) -> Result<(), RunError> {
         let less = |s: &[SortedStream], a: usize, b: usize| s[a].order_key() < s[b].order_key();
         let live = |s: &SortedStream| s.cur.is_some();
-        let mut heap = Heap::new(&streams, live, less);
+        let mut heap = Heap::new(streams, live, less);
         let mut m = Merged::default();
         let mut open = false;
         while let Some(i) = heap.top() {
@@ -449,19 +436,69 @@ impl SpillDir {
                 m.same = c.ex.is_none();
                 m.example.clear();
                 if let Some(r) = c.ex.clone() {
-                    m.example.extend_from_slice(&s.r.r.block()[r]);
+                    m.example.extend_from_slice(&s.r.block()[r]);
                 }
             }
             m.count += c.count;
             open = true;
             streams[i].advance().map_err(|e| self.read_err(&e))?;
-            heap.next(&streams, live, less);
+            heap.next(streams, live, less);
         }
         if open {
             f(&m)?;
         }
         Ok(())
     }
+}
+
+/// Bytes of output rows handed to `out` at once.
+const EMIT: usize = 1 << 20;
+
+/// The output rows of a merge, formatted into a buffer written to `out`
+/// every [`EMIT`] bytes.
+struct Emit<'a> {
+    end: &'a Ending<'a>,
+    out: Out<'a>,
+    text: Vec<u8>,
+    rows: u64,
+}
+
+impl Emit<'_> {
+    /// One row: `shown` is the canonical field (the key, or its SURT).
+    fn row(
+        &mut self,
+        shown: &[u8],
+        count: u64,
+        (file, line, _): (u32, u64, u32),
+        example: &[u8],
+    ) -> Result<(), RunError> {
+        let (fields, names) = (self.end.columns.fields(), self.end.names);
+        let name = &names[file as usize];
+        format_row(&mut self.text, fields, shown, count, name, line, example);
+        self.rows += 1;
+        if self.text.len() >= EMIT {
+            (self.out)(&self.text)?;
+            self.text.clear();
+        }
+        Ok(())
+    }
+}
+
+/// The rows `f` gives an [`Emit`] written to `out`; how many.
+fn emitting(
+    end: &Ending<'_>,
+    out: Out<'_>,
+    f: impl FnOnce(&mut Emit<'_>) -> Result<(), RunError>,
+) -> Result<u64, RunError> {
+    let mut emit = Emit {
+        end,
+        out,
+        text: Vec::with_capacity(EMIT + (EMIT >> 4)),
+        rows: 0,
+    };
+    f(&mut emit)?;
+    (emit.out)(&emit.text)?;
+    Ok(emit.rows)
 }
 
 /// A key's rows added up by [`SpillDir::merge_sorted`].
@@ -493,6 +530,15 @@ fn counted_bytes(part: &Part) -> usize {
 /// 3/4 full, doubling.
 const SLOT_BYTES: usize = 22;
 
+/// A file whose keys are counted: where, what it holds, how many splits
+/// deep, and the name of its owner list (`own-{name}`).
+struct Piece {
+    path: PathBuf,
+    kind: Kind,
+    depth: u32,
+    name: String,
+}
+
 /// What a file read for its keys holds.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -503,19 +549,20 @@ enum Kind {
     Keys,
 }
 
-/// `f(row number, key, count)` for each record of `src` until it breaks;
-/// whether it read them all.
+/// `f(row number, key, count)` for each record of the file at `path` until
+/// it breaks; whether it read them all.
 fn for_each_key(
-    src: &(PathBuf, Kind),
+    path: &Path,
+    kind: Kind,
     mut f: impl FnMut(u64, &[u8], u64) -> ControlFlow<()>,
 ) -> io::Result<bool> {
-    let mut r = RunReader::new(File::open(&src.0)?);
+    let mut r = RunReader::new(File::open(path)?);
     let mut g = 0u64;
     while let Some(n) = r.next_block()? {
         let mut b = r.block();
         let mut prev = 0;
         for _ in 0..n {
-            let (key, count) = match src.1 {
+            let (key, count) = match kind {
                 Kind::Rows => {
                     let row = read_row(&mut b, false)?;
                     (row.key, row.count)
@@ -529,7 +576,7 @@ fn for_each_key(
             if f(g, key, count).is_break() {
                 return Ok(false);
             }
-            if src.1 == Kind::Rows {
+            if kind == Kind::Rows {
                 g += 1;
             }
         }
@@ -593,6 +640,19 @@ struct Blocks {
 }
 
 impl Blocks {
+    fn new(r: RunReader<File>) -> Self {
+        Blocks {
+            r,
+            pos: 0,
+            left: 0,
+            prev: (0, 0),
+        }
+    }
+
+    fn block(&self) -> &[u8] {
+        self.r.block()
+    }
+
     /// The next row (its line relative to the row before in the block, in
     /// the same input), or `None` at the end.
     fn next_row(&mut self, surt: bool) -> io::Result<Option<Cur>> {
@@ -634,13 +694,7 @@ struct PartStream {
 }
 
 impl PartStream {
-    fn new(rows: RunReader<File>, owners: RunReader<File>) -> Self {
-        let rows = Blocks {
-            r: rows,
-            pos: 0,
-            left: 0,
-            prev: (0, 0),
-        };
+    fn new(rows: Blocks, owners: RunReader<File>) -> Self {
         PartStream {
             rows,
             owners: OwnerStream::new(owners),
@@ -736,19 +790,6 @@ struct SortedStream {
 }
 
 impl SortedStream {
-    fn new(r: RunReader<File>, surt: bool) -> Self {
-        SortedStream {
-            r: Blocks {
-                r,
-                pos: 0,
-                left: 0,
-                prev: (0, 0),
-            },
-            surt,
-            cur: None,
-        }
-    }
-
     fn advance(&mut self) -> io::Result<()> {
         self.cur = self.r.next_row(self.surt)?;
         Ok(())
@@ -756,7 +797,7 @@ impl SortedStream {
 
     /// (SURT, key) of the current row.
     fn order_key(&self) -> (&[u8], &[u8]) {
-        let b = self.r.r.block();
+        let b = self.r.block();
         match &self.cur {
             Some(c) => (&b[c.surt.clone()], &b[c.key.clone()]),
             None => (&[], &[]),

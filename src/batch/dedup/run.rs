@@ -6,7 +6,7 @@ use super::config::{Config, Diagnostics, Summary};
 use super::keying::{key_batch, Spares};
 use super::table::Table;
 use super::whole::Whole;
-use crate::batch::source::{for_each_batch, Format, Item, Layout, LineNumbers, Opened};
+use crate::batch::source::{for_each_batch, Format, Layout, LineNumbers, Opened};
 use crate::batch::{KeyFn, Observer, RunError, Stats};
 use crate::cdx::CdxLayout;
 
@@ -49,119 +49,104 @@ pub fn run(
     // worker and a small input (BENCHMARKS.md, decision log: "The run's loop on its own pool"). Without a pool of its own the run stays on the
     // caller's thread: a loop that blocks on its reader is not put on the
     // global pool, which the caller shares.
-    match &cfg.pool {
-        Some(pool) => pool.install(move || run_here(inputs, format, key, cfg, obs, out)),
-        None => run_here(inputs, format, key, cfg, obs, out),
-    }
-}
-
-/// [`run`] with its loop on this thread.
-fn run_here(
-    inputs: Vec<Opened>,
-    format: &Format,
-    key: &KeyFn<'_>,
-    cfg: &Config,
-    obs: &mut (dyn Observer + Send),
-    out: &mut (dyn FnMut(&[u8]) -> Result<(), RunError> + Send),
-) -> Result<Summary, RunError> {
-    let names: Vec<String> = inputs.iter().map(|o| o.name.clone()).collect();
-    let mut table = Table::new(cfg);
-    let spares = Spares::default();
-    let mut stats = Stats::default();
-    let mut layout: Option<Layout> = None;
-    let mut cdx: Option<CdxLayout> = None;
-    let mut lines = LineNumbers::default();
-    let mut diagnostics = Diagnostics::default();
-    let workers = cfg
-        .pool
-        .as_ref()
-        .map_or_else(rayon::current_num_threads, |p| p.current_num_threads());
-    for_each_batch(
-        inputs,
-        format,
-        cfg.charset,
-        cfg.max_line_bytes,
-        cfg.batch_bytes,
-        |item, upcoming| {
-            let batch = match item {
-                Item::Start {
-                    layout: l, cdx: c, ..
-                } => {
-                    layout = l;
-                    cdx = c.map(|c| c.layout);
+    cfg.on_pool(move || {
+        let names: Vec<String> = inputs.iter().map(|o| o.name.clone()).collect();
+        let mut table = Table::new(cfg);
+        let spares = Spares::default();
+        let mut stats = Stats::default();
+        let mut layout: Option<Layout> = None;
+        let mut cdx: Option<CdxLayout> = None;
+        let mut lines = LineNumbers::default();
+        let mut diagnostics = Diagnostics::default();
+        let workers = cfg
+            .pool
+            .as_ref()
+            .map_or_else(rayon::current_num_threads, |p| p.current_num_threads());
+        for_each_batch(
+            inputs,
+            format,
+            cfg.charset,
+            cfg.max_line_bytes,
+            cfg.batch_bytes,
+            |item, upcoming| {
+                let Some(batch) = item.batch_or_start(|l, c| {
+                    (layout, cdx) = (l, c.map(|c| c.layout));
+                    Ok(())
+                })?
+                else {
                     return Ok(());
+                };
+                if let Some(kept) = table.whole.take() {
+                    // A batch came after the one kept as the input's only one
+                    // (only [`Tuning::assume_ended`] says that the reader has
+                    // ended without asking it): the kept one is merged first,
+                    // as any other.
+                    let (kept, mut chunks) = kept.into_parts();
+                    table.add(cfg, &kept, &mut chunks)?;
+                    spares.keep(chunks);
                 }
-                Item::Batch(b) => b,
-            };
-            if let Some(kept) = table.whole.take() {
-                // A batch came after the one kept as the input's only one
-                // (only [`Tuning::assume_ended`] says that the reader has
-                // ended without asking it): the kept one is merged first,
-                // as any other.
-                let (kept, mut chunks) = kept.into_parts();
-                table.add(cfg, &kept, &mut chunks)?;
-                spares.keep(chunks);
-            }
-            // On one worker, or two and a batch of a few MB, a batch that
-            // may be kept leaves its entries in input order: `whole` then
-            // indexes them in one table, in that order, and needs no
-            // grouping by partition.
-            let grouped = !(table.may_keep() && cfg.tuning.in_order(workers, batch.data.len()));
-            diagnostics.in_order += usize::from(!grouped);
-            let mut chunks = cfg.on_pool(|| {
-                key_batch(
-                    &batch,
-                    (layout.as_ref(), cdx.as_ref()),
-                    key,
-                    cfg,
-                    &table.hasher,
-                    &spares,
-                    grouped,
-                )
-            });
-            if layout.is_none() {
-                // Each chunk numbered its lines from its own start; now
-                // that all have counted theirs, each learns its first.
-                let firsts = lines.chunks(&batch, chunks.iter().map(|c| c.stats.lines));
-                for (c, first) in chunks.iter_mut().zip(firsts) {
-                    c.first_line = first;
-                    for r in &mut c.rejects {
-                        r.line += first;
+                // On one worker, or two and a batch of a few MB, a batch that
+                // may be kept leaves its entries in input order: `whole` then
+                // indexes them in one table, in that order, and needs no
+                // grouping by partition.
+                let grouped = !(table.may_keep() && cfg.tuning.in_order(workers, batch.data.len()));
+                diagnostics.in_order += usize::from(!grouped);
+                let mut chunks = cfg.on_pool(|| {
+                    key_batch(
+                        &batch,
+                        (layout.as_ref(), cdx.as_ref()),
+                        key,
+                        cfg,
+                        &table.hasher,
+                        &spares,
+                        grouped,
+                    )
+                });
+                if layout.is_none() {
+                    // Each chunk numbered its lines from its own start; now
+                    // that all have counted theirs, each learns its first.
+                    let firsts = lines.chunks(&batch, chunks.iter().map(|c| c.stats.lines));
+                    for (c, first) in chunks.iter_mut().zip(firsts) {
+                        c.first_line = first;
+                        for r in &mut c.rejects {
+                            r.line += first;
+                        }
                     }
                 }
-            }
-            // The input's only batch is indexed where it is, at the end
-            // (`whole`); asked last, when the reader had the most time to
-            // find that it has ended (if the batch did not say so itself).
-            let whole = table.takes_whole(&chunks) && (cfg.tuning.assume_ended || upcoming.ended());
-            if !whole {
-                table.add(cfg, &batch, &mut chunks)?;
-            }
-            for c in &chunks {
-                stats.add(&c.stats);
-                for r in &c.rejects {
-                    obs.reject(r)?;
+                // The input's only batch is indexed where it is, at the end
+                // (`whole`); asked last, when the reader had the most time to
+                // find that it has ended (if the batch did not say so itself).
+                let whole =
+                    table.takes_whole(&chunks) && (cfg.tuning.assume_ended || upcoming.ended());
+                if !whole {
+                    table.add(cfg, &batch, &mut chunks)?;
                 }
-            }
-            if layout.is_some() {
-                // Records: the chunks count records, the batch its bytes.
-                stats.bytes += batch.bytes;
-            }
-            obs.progress(batch.bytes);
-            if whole {
-                diagnostics.kept += 1;
-                table.whole = Some(Whole::new(batch, chunks));
-            } else {
-                spares.keep(chunks);
-            }
-            Ok(())
-        },
-    )?;
-    // The output's buffers take this memory instead of fresh pages.
-    drop(spares);
-    let mut summary = cfg.on_pool(|| table.finish(&names, out))?;
-    summary.stats = stats;
-    summary.diagnostics.kept = diagnostics.kept;
-    summary.diagnostics.in_order = diagnostics.in_order;
-    Ok(summary)
+                for c in &chunks {
+                    stats.add(&c.stats);
+                    for r in &c.rejects {
+                        obs.reject(r)?;
+                    }
+                }
+                if layout.is_some() {
+                    // Records: the chunks count records, the batch its bytes.
+                    stats.bytes += batch.bytes;
+                }
+                obs.progress(batch.bytes);
+                if whole {
+                    diagnostics.kept += 1;
+                    table.whole = Some(Whole::new(batch, chunks));
+                } else {
+                    spares.keep(chunks);
+                }
+                Ok(())
+            },
+        )?;
+        // The output's buffers take this memory instead of fresh pages.
+        drop(spares);
+        let mut summary = cfg.on_pool(|| table.finish(&names, out))?;
+        summary.stats = stats;
+        summary.diagnostics.kept = diagnostics.kept;
+        summary.diagnostics.in_order = diagnostics.in_order;
+        Ok(summary)
+    })
 }

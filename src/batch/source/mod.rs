@@ -59,7 +59,7 @@ mod stream;
 
 pub use input::{open_all, Input, Opened};
 pub use mmap::open_all_mapped;
-pub use reader::{for_each_batch, kept_len, Batch, Item};
+pub use reader::{for_each_batch, kept_len, Batch};
 pub use records::{Column, Format, Layout, Rec, RecordFormat};
 pub use stream::open_stream;
 

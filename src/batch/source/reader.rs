@@ -388,6 +388,21 @@ pub enum Item {
     Batch(Batch),
 }
 
+impl Item {
+    /// The batch, or `None` for an input's start, whose layout and CDX
+    /// input are given to `start` (what a consumer of
+    /// [`for_each_batch`] does with each item first).
+    pub fn batch_or_start(
+        self,
+        start: impl FnOnce(Option<Layout>, Option<CdxInput>) -> Result<(), RunError>,
+    ) -> Result<Option<Batch>, RunError> {
+        match self {
+            Item::Start { layout, cdx } => start(layout, cdx).map(|()| None),
+            Item::Batch(b) => Ok(Some(b)),
+        }
+    }
+}
+
 /// A bounded piece of one input.
 pub struct Batch {
     /// Index of the input.
