@@ -5,6 +5,7 @@
 mod dedup;
 mod info;
 mod map;
+mod seen;
 
 use std::borrow::Cow;
 use std::fmt;
@@ -42,6 +43,7 @@ pub fn run(cli: Cli) -> Result<i32, CliError> {
         Command::Compare(a) => info::compare(&a),
         Command::Rules => info::rules(),
         Command::Learn(a) => info::learn(&a),
+        Command::Seen(a) => seen::run(&a),
     }
 }
 
