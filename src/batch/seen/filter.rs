@@ -88,6 +88,10 @@ fn tmp_err(e: &io::Error) -> RunError {
 /// Bytes of one (fingerprint, row) pair in a segment.
 const PAIR: usize = std::mem::size_of::<(u128, u64)>();
 
+/// The fewest pairs in a segment, whatever the budget: each segment reads
+/// the whole store once.
+const MIN_SEGMENT: usize = 4096;
+
 /// Run the dedup engine on `inputs`, write to `out` only the rows whose
 /// key the seen-set in `seen.dir` does not hold, and return the new keys
 /// for the caller to commit once its output is complete.
@@ -129,7 +133,7 @@ pub fn run(
     let rows = summary.unique;
     let mut new_rows = vec![0u64; usize::try_from(rows.div_ceil(64)).unwrap_or(usize::MAX)];
     let room = cfg.memory.saturating_sub(new_rows.len() * 8) / PAIR;
-    let segment = room.max(1 << 16);
+    let segment = room.max(MIN_SEGMENT);
     let (k0, k1) = store.secret();
     let hasher = SipHasher13::new_with_keys(k0, k1);
     let mut buckets = Vec::new();

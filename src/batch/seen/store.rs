@@ -138,6 +138,7 @@ fn parse_manifest(text: &str) -> Result<Parsed, String> {
     let crc = tail
         .strip_prefix("crc ")
         .and_then(|c| c.strip_suffix('\n'))
+        .filter(|c| c.len() == 8 && c.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
         .and_then(|c| u32::from_str_radix(c, 16).ok())
         .ok_or("manifest has no checksum line (truncated?)")?;
     if crc32fast::hash(body.as_bytes()) != crc {
