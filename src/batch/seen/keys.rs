@@ -5,7 +5,8 @@
 //!
 //! A file is one run. The first fingerprint of each block is written
 //! whole (16 bytes, little-endian), each next one as its difference to the
-//! one before (a LEB128 varint of up to 19 bytes): a block decodes alone,
+//! one before (its length in bytes, then its bytes; 15 bytes at 10⁷ random
+//! keys, which zstd brings to 14): a block decodes alone,
 //! and the fingerprints must rise strictly, so bytes that pass the
 //! checksums but are not what was written are still reported.
 
@@ -27,29 +28,32 @@ fn corrupt(path: &Path, what: &str) -> io::Error {
     )
 }
 
-fn put_u128(b: &mut Vec<u8>, mut v: u128) {
-    while v >= 0x80 {
-        b.push(v as u8 | 0x80);
-        v >>= 7;
-    }
-    b.push(v as u8);
+/// Append `d` as its length in bytes (1 to 16) and those bytes,
+/// little-endian: decoded with one load and a mask, no loop per byte.
+fn put_delta(b: &mut Vec<u8>, d: u128) {
+    let n = (16 - d.leading_zeros() / 8).max(1) as usize;
+    b.push(n as u8);
+    b.extend_from_slice(&d.to_le_bytes()[..n]);
 }
 
-fn get_u128(b: &mut &[u8]) -> Option<u128> {
-    let mut v = 0u128;
-    for shift in (0..128).step_by(7) {
-        let (&byte, rest) = b.split_first()?;
-        *b = rest;
-        let part = u128::from(byte & 0x7f);
-        if shift == 126 && part > 3 {
-            return None;
-        }
-        v |= part << shift;
-        if byte < 0x80 {
-            return Some(v);
-        }
+/// Read what [`put_delta`] wrote.
+#[inline]
+fn get_delta(b: &mut &[u8]) -> Option<u128> {
+    let (&n, rest) = b.split_first()?;
+    let n = usize::from(n);
+    if !(1..=16).contains(&n) || rest.len() < n {
+        return None;
     }
-    None
+    let v = match rest.first_chunk::<16>() {
+        Some(w) if n < 16 => u128::from_le_bytes(*w) & ((1u128 << (8 * n)) - 1),
+        _ => {
+            let mut w = [0u8; 16];
+            w[..n].copy_from_slice(&rest[..n]);
+            u128::from_le_bytes(w)
+        }
+    };
+    *b = &rest[n..];
+    Some(v)
 }
 
 /// Writes one bucket file of strictly rising fingerprints.
@@ -75,7 +79,7 @@ impl KeyWriter {
             b.extend_from_slice(&fp.to_le_bytes());
         } else {
             debug_assert!(fp > self.prev);
-            put_u128(b, fp - self.prev);
+            put_delta(b, fp - self.prev);
         }
         self.prev = fp;
         self.run.end_record()
@@ -90,10 +94,17 @@ impl KeyWriter {
     }
 }
 
+/// A block of a bucket file as its reader thread hands it over: its raw
+/// bytes and record count; `None` at the end of the run.
+type Block = io::Result<Option<(Vec<u8>, u32)>>;
+
 /// Reads one bucket file, checking it against what the manifest says of
-/// it (its key count and size) as well as its own checksums.
+/// it (its key count and size) as well as its own checksums. A thread
+/// reads and decompresses the blocks ahead, so a merge decodes keys while
+/// the next block is read.
 pub(super) struct KeyReader {
-    run: RunReader<BufReader<File>>,
+    blocks: std::sync::mpsc::Receiver<Block>,
+    block: Vec<u8>,
     path: std::path::PathBuf,
     /// Position in the current block, and its records left.
     at: usize,
@@ -101,7 +112,11 @@ pub(super) struct KeyReader {
     prev: Option<u128>,
     read: u64,
     want: u64,
+    ended: bool,
 }
+
+/// Blocks read ahead per file.
+const AHEAD: usize = 2;
 
 impl KeyReader {
     pub(super) fn open(path: &Path, keys: u64, bytes: u64) -> io::Result<KeyReader> {
@@ -113,15 +128,53 @@ impl KeyReader {
                 &format!("{len} bytes where the manifest says {bytes}"),
             ));
         }
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Block>(AHEAD);
+        std::thread::Builder::new()
+            .name("irinorm-seen".into())
+            .spawn(move || {
+                let mut run = RunReader::new(BufReader::with_capacity(1 << 20, f));
+                loop {
+                    let b = run
+                        .next_block()
+                        .map(|n| n.map(|n| (run.block().to_vec(), n)));
+                    let last = !matches!(b, Ok(Some(_)));
+                    // A reader dropped early ends the thread.
+                    if tx.send(b).is_err() || last {
+                        return;
+                    }
+                }
+            })?;
         Ok(KeyReader {
-            run: RunReader::new(BufReader::with_capacity(1 << 20, f)),
+            blocks: rx,
+            block: Vec::new(),
             path: path.to_path_buf(),
             at: 0,
             left: 0,
             prev: None,
             read: 0,
             want: keys,
+            ended: false,
         })
+    }
+
+    fn next_block(&mut self) -> io::Result<Option<u32>> {
+        if self.ended {
+            return Ok(None);
+        }
+        let b = self
+            .blocks
+            .recv()
+            .map_err(|_| io::Error::other("the reader thread stopped"))?;
+        match b? {
+            Some((block, n)) => {
+                self.block = block;
+                Ok(Some(n))
+            }
+            None => {
+                self.ended = true;
+                Ok(None)
+            }
+        }
     }
 
     /// The next fingerprint; `None` at the end of the file, once its
@@ -129,7 +182,7 @@ impl KeyReader {
     pub(super) fn next_key(&mut self) -> io::Result<Option<u128>> {
         let fresh = self.left == 0;
         if fresh {
-            match self.run.next_block() {
+            match self.next_block() {
                 Err(e) => return Err(corrupt(&self.path, &e.to_string())),
                 Ok(None) if self.read == self.want => return Ok(None),
                 Ok(None) => {
@@ -145,7 +198,7 @@ impl KeyReader {
                 }
             }
         }
-        let block = self.run.block();
+        let block = &self.block;
         let mut rest = &block[self.at..];
         let fp = if fresh {
             let (head, tail) = rest
@@ -158,7 +211,7 @@ impl KeyReader {
             }
             fp
         } else {
-            let d = get_u128(&mut rest)
+            let d = get_delta(&mut rest)
                 .filter(|&d| d > 0)
                 .ok_or_else(|| corrupt(&self.path, "bad key delta"))?;
             self.prev
@@ -237,26 +290,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn varints_round_trip_to_the_widest() {
-        for v in [
-            0,
-            1,
-            127,
-            128,
-            u128::from(u64::MAX),
-            u128::MAX - 1,
-            u128::MAX,
-        ] {
+    fn deltas_round_trip_to_the_widest() {
+        for v in [1, 255, 256, u128::from(u64::MAX), u128::MAX >> 8, u128::MAX] {
             let mut b = Vec::new();
-            put_u128(&mut b, v);
+            put_delta(&mut b, v);
+            b.extend_from_slice(&[0xee; 20]);
             let mut s = &b[..];
-            assert_eq!(get_u128(&mut s), Some(v));
-            assert!(s.is_empty());
+            assert_eq!(get_delta(&mut s), Some(v));
+            assert_eq!(s, &[0xee; 20]);
+            let mut s = &b[..b.len() - 20];
+            assert_eq!(get_delta(&mut s), Some(v));
         }
-        // 19 bytes whose last one overflows 128 bits.
-        let mut b = vec![0xff; 18];
-        b.push(0x04);
-        assert_eq!(get_u128(&mut &b[..]), None);
+        assert_eq!(get_delta(&mut &[17u8; 20][..]), None);
+        assert_eq!(get_delta(&mut &[0u8; 20][..]), None);
+        assert_eq!(get_delta(&mut &[3u8, 1, 2][..]), None);
     }
 
     #[test]
