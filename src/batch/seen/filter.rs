@@ -280,7 +280,7 @@ impl<'a> Rows<'a> {
                 return Err(io::Error::other("the engine's output ends inside a row"));
             }
             let quotes: usize = memchr::memchr_iter(b'"', &self.row).count();
-            if quotes % 2 == 0 {
+            if quotes.is_multiple_of(2) {
                 self.row.pop();
                 return Ok(Some(&self.row));
             }
