@@ -32,6 +32,8 @@ for t in $(cargo +nightly fuzz list); do
     # The engine target writes a spill directory per input: a tenth.
     n=$runs
     if [ "$t" = dedup ]; then n=$((runs / 10)); fi
+    # The seen-set target writes a store directory per input: a tenth too.
+    if [ "$t" = seen_store ]; then n=$((runs / 10)); fi
     mkdir -p "$tmp/$t" "corpus/$t"
     echo "== $t: corpus + ${n} runs, seed 1"
     set +e

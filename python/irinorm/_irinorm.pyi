@@ -157,3 +157,14 @@ def links(
     memory: Optional[int] = ...,
     threads: Optional[int] = ...,
 ) -> Tuple[str, Dict[str, int]]: ...
+
+def seen_info(dir: Union[str, PathLike], verify: bool = False) -> dict:
+    """What the seen-set in ``dir`` (written by ``irinorm dedup --seen``)
+    holds: ``version``, ``key_options``, ``keys``, ``bytes`` and ``files``
+    (name, keys, bytes). ``verify`` reads every file and checks every
+    block. Raises ``OSError`` if it is not a seen-set, is damaged or is
+    being written."""
+
+def seen_compact(dir: Union[str, PathLike]) -> dict:
+    """Merge the seen-set's files into one; what it then holds (as
+    :func:`seen_info`). Raises ``OSError`` while another process writes it."""

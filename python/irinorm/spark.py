@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator, List, Optional, Sequence, Union
 
-__all__ = ["canonicalize", "dedup", "links", "rejects"]
+__all__ = ["canonicalize", "dedup", "links", "rejects", "unseen"]
 
 _POS = "__irinorm_pos"
 _KEY = "__irinorm_key"
@@ -209,3 +209,25 @@ def links(
     if targets:
         return edges.groupBy("target").agg(F.count("source").alias("count"))
     return edges
+
+
+def unseen(rows: Any, seen: Any, key: str = "canonical") -> Any:
+    """The URL-seen test past one machine: the rows of ``rows`` (the output
+    of :func:`dedup`, or any DataFrame with the ``key`` column) whose key is
+    not in ``seen``, a DataFrame of one string column ``key`` holding every
+    key seen so far (typically a Parquet table). A left anti-join, so
+    Spark shuffles both sides by key (or broadcasts a small side), as
+    Nutch merges its CrawlDb each round.
+
+    The keys must be made with the same options every round (level, form,
+    rules, ...): the seen table does not record them, unlike
+    ``irinorm dedup --seen``'s seen-set. With ``form="surt"`` the
+    ``canonical`` column is a display that can merge http and https:
+    anti-join on a URI-form key instead. To add a round's new keys::
+
+        new = unseen(dedup(batch, "url"), spark.read.parquet(path))
+        new.select("canonical").write.mode("append").parquet(path)
+    """
+    if key not in rows.columns:
+        raise ValueError(f"no column {key!r} in {rows.columns}")
+    return rows.join(seen.select(key).distinct(), on=key, how="left_anti")

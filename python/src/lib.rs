@@ -27,7 +27,7 @@ use irinorm::{ErrorKind, Form, Level, Mode, Options, Preprocessor, ProtocolRules
 use pyo3::create_exception;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyCapsule, PyList};
+use pyo3::types::{PyCapsule, PyDict, PyList};
 use rayon::prelude::*;
 
 create_exception!(
@@ -747,6 +747,57 @@ fn links(
     Ok((text, counts))
 }
 
+// The URL-seen test's store (`irinorm seen info|compact`): what a
+// seen-set holds, as a dict.
+fn seen_dict<'py>(
+    py: Python<'py>,
+    info: &irinorm::batch::SeenInfo,
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("version", info.version)?;
+    d.set_item("key_options", &info.key_options)?;
+    d.set_item("keys", info.keys())?;
+    d.set_item("bytes", info.bytes())?;
+    let files: Vec<(String, u64, u64)> = info
+        .buckets
+        .iter()
+        .map(|b| (b.name.clone(), b.keys, b.bytes))
+        .collect();
+    d.set_item("files", files)?;
+    Ok(d)
+}
+
+fn seen_err(e: irinorm::batch::RunError) -> PyErr {
+    pyo3::exceptions::PyOSError::new_err(e.to_string())
+}
+
+#[pyfunction]
+#[pyo3(signature = (dir, verify=false))]
+fn seen_info<'py>(
+    py: Python<'py>,
+    dir: std::path::PathBuf,
+    verify: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    let info = py
+        .detach(|| {
+            if verify {
+                irinorm::batch::seen_verify(&dir)
+            } else {
+                irinorm::batch::seen_info(&dir)
+            }
+        })
+        .map_err(seen_err)?;
+    seen_dict(py, &info)
+}
+
+#[pyfunction]
+fn seen_compact<'py>(py: Python<'py>, dir: std::path::PathBuf) -> PyResult<Bound<'py, PyDict>> {
+    let info = py
+        .detach(|| irinorm::batch::seen_compact(&dir))
+        .map_err(seen_err)?;
+    seen_dict(py, &info)
+}
+
 #[pymodule]
 fn _irinorm(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("IriError", m.py().get_type::<IriError>())?;
@@ -758,5 +809,7 @@ fn _irinorm(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(surt, m)?)?;
     m.add_function(wrap_pyfunction!(links, m)?)?;
+    m.add_function(wrap_pyfunction!(seen_info, m)?)?;
+    m.add_function(wrap_pyfunction!(seen_compact, m)?)?;
     Ok(())
 }

@@ -143,3 +143,27 @@ def test_spark_links_sums_the_edges_of_each_file(spark):
     assert got == want
     hosts = {(r["source"], r["target"]) for r in links(df, hosts=True).collect()}
     assert hosts == {(s, t) for s, t, _ in irinorm.links(wat, hosts=True)}
+
+
+def test_unseen_anti_join_equals_cli_dedup_seen(spark, cli, tmp_path):
+    """The Spark recipe of the URL-seen test (a left anti-join of a round's
+    keys against a Parquet table of the keys seen) writes the rows
+    `irinorm dedup --seen` writes."""
+    from irinorm.spark import unseen
+
+    lines = (DATA / "isaacs_files.txt").read_text(encoding="utf-8").splitlines()
+    first, second = tmp_path / "a.txt", tmp_path / "b.txt"
+    first.write_text("\n".join(lines[: len(lines) * 2 // 3]) + "\n", encoding="utf-8")
+    second.write_text("\n".join(lines[len(lines) // 3 :]) + "\n", encoding="utf-8")
+    store = tmp_path / "store"
+    cli("dedup", "--quiet", "--seen", store, first)
+    expected = cli_dedup(cli, "--seen", store, second)
+
+    table = str(tmp_path / "seen.parquet")
+    dedup(spark_dedup.read(spark, str(first), "url"), "url").select("canonical").write.parquet(table)
+    got = unseen(dedup(spark_dedup.read(spark, str(second), "url"), "url"), spark.read.parquet(table))
+    got = got.collect()
+    assert 0 < len(expected) < len(lines) // 2
+    assert sorted((r["canonical"], r["count"], r["example"]) for r in got) == sorted(
+        (r["canonical"], int(r["count"]), r["example"]) for r in expected
+    )

@@ -14,6 +14,7 @@
 //!          then the key function (the ladder, §5.3; `keyfn`)
 //! dedup    hash partitions, one table each, a memory budget, spill to disk,
 //!          rows in first-occurrence (or key) order
+//! seen     dedup against a persistent seen-set (the URL-seen test)
 //! map      normalize/convert: one output per input, in order
 //! sink     the atomic output file and the CSV field writer
 //! ```
@@ -38,6 +39,7 @@ mod observe;
 mod prep;
 mod runs;
 mod scan;
+mod seen;
 mod sink;
 mod slots;
 mod sort;
@@ -62,6 +64,11 @@ pub use self::dedup::{Diagnostics, Tuning};
 pub use self::line::process_line;
 pub use self::map::{run as run_map, Config as MapConfig, MapOutput};
 pub use self::prep::{collect_repairs, Prep, PrepConfig};
+// The URL-seen test: dedup against a persistent seen-set (`seen`).
+pub use self::seen::{
+    compact as seen_compact, info as seen_info, run as run_dedup_seen, verify as seen_verify,
+    Bucket as SeenBucket, Pending as SeenPending, SeenConfig, SeenInfo, SeenSummary,
+};
 pub use self::sink::{csv_field, csv_u64, OutputFile};
 pub use self::source::{open_all, open_all_mapped, open_stream, Column, Opened};
 // What the fuzz targets check beyond the public API (`irinorm::fuzzing`).

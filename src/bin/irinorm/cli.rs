@@ -134,6 +134,14 @@ pub enum Command {
         irinorm links --targets --level protocol pages.wat.gz -o inlinks.csv\n  \
         irinorm links --input-format csv --source-column page --column href links.csv")]
     Links(LinksArgs),
+
+    /// Inspect or compact a seen-set (the persistent set of every key
+    /// `dedup --seen DIR` has written).
+    #[command(after_help = "Examples:\n  \
+        irinorm dedup --seen crawl.seen batch-0042.txt -o new-0042.csv\n  \
+        irinorm seen info crawl.seen\n  \
+        irinorm seen compact crawl.seen")]
+    Seen(SeenArgs),
 }
 
 /// How a links input is read.
@@ -239,6 +247,36 @@ pub struct LinksArgs {
     /// Never show a progress bar.
     #[arg(long, overrides_with = "progress")]
     pub no_progress: bool,
+}
+
+/// `irinorm seen`.
+#[derive(Debug, Clone, Args)]
+pub struct SeenArgs {
+    #[command(subcommand)]
+    pub command: SeenCommand,
+}
+
+/// What `irinorm seen` does.
+#[derive(Debug, Clone, Subcommand)]
+pub enum SeenCommand {
+    /// Print the seen-set's keys, bytes, bytes per key, bucket files and
+    /// key options (`--json`: as one JSON object).
+    Info {
+        /// The seen-set's directory.
+        dir: PathBuf,
+        /// Read every bucket file whole and check every block's checksum
+        /// (otherwise only the manifest is read).
+        #[arg(long)]
+        verify: bool,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Merge the bucket files into one: fewer files to read per batch.
+    Compact {
+        /// The seen-set's directory.
+        dir: PathBuf,
+    },
 }
 
 #[derive(Debug, Clone, Args)]
@@ -666,6 +704,17 @@ pub struct DedupArgs {
     /// $TMPDIR). They are removed at the end, on error and on Ctrl-C.
     #[arg(long, value_name = "DIR")]
     pub temp_dir: Option<PathBuf>,
+
+    /// The URL-seen test: write only the keys the seen-set in DIR has not
+    /// seen (same columns and order), then add them to it. The first run
+    /// creates it; a run with other key options (level, form, rules, ...)
+    /// is refused. See `irinorm seen`.
+    #[arg(long, value_name = "DIR", conflicts_with = "seen_check")]
+    pub seen: Option<PathBuf>,
+
+    /// As --seen, without adding the keys to the seen-set.
+    #[arg(long, value_name = "DIR")]
+    pub seen_check: Option<PathBuf>,
 
     #[command(flatten)]
     pub run: RunArgs,

@@ -59,22 +59,16 @@ pub fn run(a: &DedupArgs) -> Result<i32, CliError> {
         pool: Some(pool.clone()),
         tuning: Default::default(),
     };
-    let mut out = OutputFile::create(run.output.as_deref())?;
+    let out = OutputFile::create(run.output.as_deref())?;
     let mut report = Report::new(run, &names, total)?;
     // The run's loop is on the pool's workers (`batch::run_dedup`).
-    let s = batch::run_dedup(
-        opened,
-        &format,
-        &*key,
-        &cfg,
-        &mut report,
-        &mut |b: &[u8]| out.write(b),
-    )?;
-    out.finish()?;
+    // With --seen/--seen-check the rows pass the seen-set's test first.
+    let (s, seen) = super::seen::dedup(a, opened, &format, &*key, &cfg, &mut report, out)?;
     let warning = report.warning(&s.stats);
     let to_file = report.finish()?;
     if !run.quiet {
         let mut extra = format!(", {} unique", s.unique);
+        extra.push_str(&seen);
         if s.spilled_bytes > 0 {
             extra.push_str(&format!(
                 "; spilled {:.1} MB to disk ({:.1} MB of rows compressed {:.1}x) in {} partitions, {} {}",

@@ -6,6 +6,7 @@ mod dedup;
 mod info;
 mod links;
 mod map;
+mod seen;
 
 use std::borrow::Cow;
 use std::fmt;
@@ -44,6 +45,7 @@ pub fn run(cli: Cli) -> Result<i32, CliError> {
         Command::Rules => info::rules(),
         Command::Learn(a) => info::learn(&a),
         Command::Links(a) => links::run(&a),
+        Command::Seen(a) => seen::run(&a),
     }
 }
 
