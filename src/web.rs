@@ -62,7 +62,7 @@ use crate::error::{Component, Error, ErrorKind, Result};
 use crate::preprocess::Repairs;
 
 mod fast;
-pub use fast::is_own_href;
+pub use fast::{is_own_href, is_own_href_parsed};
 
 /// A configured WHATWG parser: the base and the query's charset.
 ///
@@ -114,9 +114,14 @@ impl WebParser {
     /// what the parser repaired to `repairs`.
     pub fn parse(&self, input: &str, repairs: &mut Repairs) -> Result<Href> {
         // A reference that is its own `href` (see `fast`) is not parsed.
-        if self.query.is_none() && is_own_href(input) {
+        if self.keys_own_hrefs() && is_own_href(input) {
             return Ok(Href(input.to_owned()));
         }
+        self.parse_full(input, repairs)
+    }
+
+    /// [`WebParser::parse`] without the fast path: the `url` crate.
+    fn parse_full(&self, input: &str, repairs: &mut Repairs) -> Result<Href> {
         // Without the callback the parser skips its per-character checks;
         // most lines come out as they went in and have nothing to count.
         let mut href = self.run(input, None)?;
@@ -166,7 +171,19 @@ impl WebParser {
         if let Some(k) = self.key_fast(input, href_is_key, &key) {
             return Ok(k);
         }
-        let href = self.parse(input, repairs)?;
+        self.key_full(input, href_is_key, repairs, &key)
+    }
+
+    /// [`WebParser::key`] without the fast path (for a caller that tried
+    /// it): the `url` crate's `href`, then `key`.
+    pub(crate) fn key_full<'a>(
+        &self,
+        input: &'a str,
+        href_is_key: bool,
+        repairs: &mut Repairs,
+        key: &dyn for<'x> Fn(&'x str) -> Result<Cow<'x, str>>,
+    ) -> Result<Cow<'a, str>> {
+        let href = self.parse_full(input, repairs)?;
         if href_is_key {
             return Ok(Cow::Owned(href.into_string()));
         }
@@ -177,21 +194,22 @@ impl WebParser {
         }
     }
 
+    /// The fast path applies: no legacy query charset, whose bytes are
+    /// left to the parser.
+    pub(crate) fn keys_own_hrefs(&self) -> bool {
+        self.query.is_none()
+    }
+
     /// The fast path of [`WebParser::key`]: `input` keyed as written when
     /// it is its own `href` ([`is_own_href`]; then the parser has nothing
     /// to repair). `None` sends it through the parser: not its own `href`,
     /// a legacy query charset (whose bytes are left to the parser), or a
     /// key error (which the full path locates in the reference).
-    pub(crate) fn key_fast<'a, K>(
-        &self,
-        input: &'a str,
-        href_is_key: bool,
-        key: &K,
-    ) -> Option<Cow<'a, str>>
+    fn key_fast<'a, K>(&self, input: &'a str, href_is_key: bool, key: &K) -> Option<Cow<'a, str>>
     where
         K: for<'x> Fn(&'x str) -> Result<Cow<'x, str>>,
     {
-        if self.query.is_some() || !is_own_href(input) {
+        if !self.keys_own_hrefs() || !is_own_href(input) {
             return None;
         }
         if href_is_key {

@@ -46,7 +46,7 @@ mod sort;
 mod source;
 
 pub use error::{Reject, RejectReason, RunError};
-pub use keyfn::{key_fn, KeyFn};
+pub use keyfn::{key_fn, ladder_key_fn, KeyFn, RefKey};
 pub use line::{Outcome, Stats};
 pub use observe::{Observer, Quiet};
 pub use source::{Format, Input, RecordFormat};

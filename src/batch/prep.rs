@@ -14,6 +14,7 @@
 use std::borrow::Cow;
 use std::cell::Cell;
 
+use super::keyfn::RefKey;
 use super::RejectReason;
 use crate::decode::{encode_query, Charset};
 use crate::preprocess::{split_spaces, Mode, Preprocessor, Repairs};
@@ -172,6 +173,15 @@ impl Prep {
     where
         K: for<'x> Fn(&'x str) -> crate::Result<Cow<'x, str>>,
     {
+        self.key_by(s, key)
+    }
+
+    /// [`Prep::key`] with any [`RefKey`] (the ladder keys web mode's fast
+    /// path from its parse).
+    pub(crate) fn key_by<'k, K>(&self, s: &'k str, key: &K) -> crate::Result<Cow<'k, str>>
+    where
+        K: RefKey + ?Sized,
+    {
         if !self.split {
             return self.key_one(s, key);
         }
@@ -193,14 +203,14 @@ impl Prep {
 
     fn key_one<'k, K>(&self, s: &'k str, key: &K) -> crate::Result<Cow<'k, str>>
     where
-        K: for<'x> Fn(&'x str) -> crate::Result<Cow<'x, str>>,
+        K: RefKey + ?Sized,
     {
         if let Some(web) = &self.web {
             return self.key_web(web, s, key);
         }
         match self.one(s) {
-            Cow::Borrowed(p) => key(p),
-            Cow::Owned(p) => Ok(Cow::Owned(key(&p)?.into_owned())),
+            Cow::Borrowed(p) => key.key(p),
+            Cow::Owned(p) => Ok(Cow::Owned(key.key(&p)?.into_owned())),
         }
     }
 }
@@ -211,13 +221,22 @@ impl Prep {
     /// [`Prep::href_is_key`]). RunError offsets point into `s` as written.
     fn key_web<'k, K>(&self, web: &WebParser, s: &'k str, key: &K) -> crate::Result<Cow<'k, str>>
     where
-        K: for<'x> Fn(&'x str) -> crate::Result<Cow<'x, str>>,
+        K: RefKey + ?Sized,
     {
-        // A reference that is its own `href` has nothing to repair: no
-        // visit to the thread's counters.
-        if self.pre.is_none() {
-            if let Some(k) = web.key_fast(s, self.href_is_key, key) {
-                return Ok(k);
+        // A reference that is its own `href` has nothing to repair (no
+        // visit to the thread's counters) and is keyed from the parse that
+        // decided it. A key error goes the full way, which locates it.
+        if self.pre.is_none() && web.keys_own_hrefs() {
+            let parsed = crate::parse(s);
+            if let Ok(r) = &parsed {
+                if crate::web::is_own_href_parsed(r) {
+                    if self.href_is_key {
+                        return Ok(Cow::Borrowed(s));
+                    }
+                    if let Ok(k) = key.key_parsed(r) {
+                        return Ok(k);
+                    }
+                }
             }
         }
         REPAIRS.with(|c| {
@@ -226,9 +245,12 @@ impl Prep {
                 Some(p) => p.apply(s, &mut r),
                 None => Cow::Borrowed(s),
             };
-            let k = web
-                .key(&input, self.href_is_key, &mut r, key)
-                .map(|k| Cow::Owned(k.into_owned()));
+            // Without character references the fast path was tried above.
+            let k = match &self.pre {
+                Some(_) => web.key(&input, self.href_is_key, &mut r, |t| key.key(t)),
+                None => web.key_full(&input, self.href_is_key, &mut r, &|t| key.key(t)),
+            }
+            .map(|k| Cow::Owned(k.into_owned()));
             c.set(r);
             k.map_err(|e| locate(s, &input, e))
         })
@@ -248,15 +270,25 @@ impl Prep {
     where
         K: for<'x> Fn(&'x str) -> crate::Result<Cow<'x, str>>,
     {
+        self.key_with_base_by(s, base, key)
+    }
+
+    /// [`Prep::key_with_base`] with any [`RefKey`].
+    pub(crate) fn key_with_base_by<'k>(
+        &self,
+        s: &'k str,
+        base: Option<&str>,
+        key: &(impl RefKey + ?Sized),
+    ) -> Result<Cow<'k, str>, RejectReason> {
         let Some(b) = base else {
-            return self.key(s, key).map_err(RejectReason::Key);
+            return self.key_by(s, key).map_err(RejectReason::Key);
         };
         if self.web.is_some() {
             // Web mode: the URL Standard parses the base and resolves.
             return self
                 .with_row_base(b)
                 .map_err(|e| RejectReason::Other(format!("invalid base: {e}")))?
-                .key(s, key)
+                .key_by(s, key)
                 .map(|k| Cow::Owned(k.into_owned()))
                 .map_err(RejectReason::Key);
         }
@@ -272,9 +304,9 @@ impl Prep {
             .key(s, &|t| {
                 let r = crate::parse(t)?;
                 if r.is_absolute() {
-                    key(t)
+                    key.key(t)
                 } else {
-                    Ok(Cow::Owned(key(&crate::resolve(&bp, &r))?.into_owned()))
+                    Ok(Cow::Owned(key.key(&crate::resolve(&bp, &r))?.into_owned()))
                 }
             })
             .map(|k| Cow::Owned(k.into_owned()))

@@ -164,6 +164,17 @@ impl Normalizer {
         }
     }
 
+    /// [`Normalizer::key`] of `r.as_str()`, from `r`, its [`parse`]: for a
+    /// caller that parsed the reference already (web mode's fast path,
+    /// [`crate::web::is_own_href_parsed`]), so it is not parsed twice.
+    pub fn key_parsed<'a>(&self, r: &IriRef<'a>) -> Result<Cow<'a, str>> {
+        if r.is_absolute() {
+            self.key_of(r)
+        } else {
+            self.key(r.as_str())
+        }
+    }
+
     /// Key of an absolute (or, from the library, relative) parsed reference.
     fn key_of<'a>(&self, r: &IriRef<'a>) -> Result<Cow<'a, str>> {
         let level = self.opts.level;

@@ -47,9 +47,9 @@ pub fn is_own_href(input: &str) -> bool {
     crate::parse(input).is_ok_and(|r| is_own_href_parsed(&r))
 }
 
-/// [`is_own_href`] of a reference already parsed: the parse vouches for
-/// the bytes, the rest is the table's other rows.
-fn is_own_href_parsed(r: &IriRef<'_>) -> bool {
+/// [`is_own_href`] of `r`, the [`crate::parse`] of the reference: the
+/// parse vouches for the bytes, the rest is the table's other rows.
+pub fn is_own_href_parsed(r: &IriRef<'_>) -> bool {
     let (Some(scheme), Some(host)) = (r.scheme(), r.host()) else {
         return false;
     };
@@ -64,14 +64,12 @@ fn is_own_href_parsed(r: &IriRef<'_>) -> bool {
     }
     let authority = match default_port {
         None => {
-            r.port().is_none()
-                && (host.is_empty() || (host != "localhost" && host_is_own(r, host)))
-                && file_path_is_own(path)
+            r.port().is_none() && (host.is_empty() || (host != "localhost" && host_is_own(r, host)))
         }
         Some(d) => host_is_own(r, host) && r.port().is_none_or(|p| port_is_own(p.as_bytes(), d)),
     };
     authority
-        && !has_dot_segment(path, r.flags())
+        && path_is_own(path, default_port.is_none(), r.flags())
         && r.query().is_none_or(|q| !q.as_bytes().contains(&b'\''))
         && r.fragment().is_none_or(|f| !f.as_bytes().contains(&b'#'))
 }
@@ -109,21 +107,29 @@ fn host_is_own(r: &IriRef<'_>, host: &str) -> bool {
         return false;
     }
     // An empty label: a `.` first, last or after another.
-    let mut prev = b'.';
-    for &c in h {
-        if c == b'.' && prev == b'.' {
-            return false;
-        }
-        prev = c;
-    }
-    if prev == b'.' {
+    if h[0] == b'.'
+        || h[h.len() - 1] == b'.'
+        || any_mark(h, |w| {
+            let dot = eq(w, b'.');
+            (dot, dot, 0)
+        })
+    {
         return false;
     }
     if r.flags() & HOST_HYPHEN != 0 && h.split(|&c| c == b'.').any(|l| l.starts_with(b"xn--")) {
         return false;
     }
-    let last = h.rsplit(|&c| c == b'.').next().unwrap_or(h);
-    !(last.iter().all(u8::is_ascii_digit) || last.starts_with(b"0x") || last.starts_with(b"0X"))
+    // A number (all digits, or `0x` and hex digits; no uppercase here)
+    // ends in a hex digit or `x`; most names end in another letter.
+    let end = h[h.len() - 1];
+    if !(end.is_ascii_hexdigit() || end == b'x') {
+        return true;
+    }
+    let last = h
+        .iter()
+        .rposition(|&c| c == b'.')
+        .map_or(h, |i| &h[i + 1..]);
+    !(last.iter().all(u8::is_ascii_digit) || last.starts_with(b"0x"))
 }
 
 /// §4.4 port state: the digits are kept as written when they are the
@@ -134,6 +140,45 @@ fn port_is_own(p: &[u8], default: u16) -> bool {
     }
     let n = p.iter().fold(0u32, |n, &c| n * 10 + u32::from(c - b'0'));
     n <= 65535 && n != u32::from(default)
+}
+
+/// The path is left as it is: no dot segment ([`has_dot_segment`]) and, for
+/// `file`, [`file_path_is_own`]. A word at a time, each condition a byte
+/// that follows a `/` (or, for `file`, any `:`); the exact checks run only
+/// on a path where such a byte turns up.
+fn path_is_own(path: &[u8], file: bool, flags: u32) -> bool {
+    if flags & PATH_DOT_SEEN != 0 {
+        return false;
+    }
+    let dots = flags & (PATH_DOT | PCT) != 0;
+    if !dots && !file {
+        return true;
+    }
+    let suspect = match (dots, file) {
+        (true, true) => path_marks::<true, true>(path),
+        (true, false) => path_marks::<true, false>(path),
+        _ => path_marks::<false, true>(path),
+    };
+    !suspect || !((dots && has_dot_segment(path)) || (file && !file_path_is_own(path)))
+}
+
+/// A byte of `path` that may make it not its own: after a `/`, a `.` or
+/// `%` (`DOTS`: a dot segment) or a `/` (`FILE`: an empty segment); a `:`
+/// anywhere (`FILE`: a drive letter).
+fn path_marks<const DOTS: bool, const FILE: bool>(path: &[u8]) -> bool {
+    any_mark(path, |w| {
+        let slash = eq(w, b'/');
+        let mut after = 0;
+        let mut alone = 0;
+        if DOTS {
+            after |= eq(w, b'.') | eq(w, b'%');
+        }
+        if FILE {
+            after |= slash;
+            alone = eq(w, b':');
+        }
+        (slash, after, alone)
+    })
 }
 
 /// A `file` path with no empty segment but a last one (`//`) and no
@@ -156,16 +201,8 @@ fn file_path_is_own(path: &[u8]) -> bool {
 
 /// §4.2 single-dot and double-dot URL path segments (`.`, `%2e`, `..`,
 /// `.%2e`, `%2e.`, `%2e%2e`, any case) all start with `.` or `%2e`: a path
-/// with no segment starting so has none. `PATH_DOT` unset means the scan
-/// saw no `.` after a `/`, `PATH_DOT_SEEN` that it saw one; `PCT` unset,
-/// no `%`.
-fn has_dot_segment(path: &[u8], flags: u32) -> bool {
-    if flags & PATH_DOT_SEEN != 0 {
-        return true;
-    }
-    if flags & (PATH_DOT | PCT) == 0 {
-        return false;
-    }
+/// with no segment starting so has none.
+fn has_dot_segment(path: &[u8]) -> bool {
     (0..path.len()).any(|i| {
         path[i] == b'/'
             && match path.get(i + 1) {
@@ -176,9 +213,92 @@ fn has_dot_segment(path: &[u8], flags: u32) -> bool {
     })
 }
 
+const LOW: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// The bytes of `w` equal to `c`, each as its high bit (exact: the sum
+/// never carries from one byte into the next).
+#[inline(always)]
+fn eq(w: u64, c: u8) -> u64 {
+    let x = w ^ (LOW * u64::from(c));
+    !(((x & !HIGH) + !HIGH) | x) & HIGH
+}
+
+/// True if `f` marks some byte of `b` alone, or as following a byte it
+/// marks first. `f` maps eight bytes (little-endian) to three masks
+/// `(first, second, alone)`, a byte's mark its high bit; a byte is
+/// reported when its `alone` mark is set, or its `second` mark and the
+/// byte before it has its `first` mark. Eight bytes at a time, the last
+/// word overlapping the one before it; a `b` shorter than eight bytes is
+/// padded with zero bytes, which `f` must not mark.
+#[inline(always)]
+fn any_mark(b: &[u8], f: impl Fn(u64) -> (u64, u64, u64)) -> bool {
+    let n = b.len();
+    let hit = |w: u64, before: u64| {
+        let (first, second, alone) = f(w);
+        (
+            ((((first << 8) | before) & second) | alone) != 0,
+            first >> 56,
+        )
+    };
+    if n < 8 {
+        let w = b.iter().rev().fold(0, |w, &c| (w << 8) | u64::from(c));
+        return hit(w, 0).0;
+    }
+    let mut at = 0;
+    // The `first` mark of the byte before the word, as byte 0's high bit.
+    let mut before = 0;
+    loop {
+        let start = at.min(n - 8);
+        if start < at {
+            // The last word overlaps the one before it.
+            before = f(u64::from(b[start - 1])).0;
+        }
+        let (found, last) = hit(
+            u64::from_le_bytes(b[start..start + 8].try_into().unwrap()),
+            before,
+        );
+        if found {
+            return true;
+        }
+        if start + 8 == n {
+            return false;
+        }
+        before = last;
+        at = start + 8;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(5_000))]
+        /// The word-at-a-time checks are their byte loops, at every length
+        /// (the short word, whole words, the overlapping last one).
+        #[test]
+        fn word_checks_are_their_byte_loops(
+            b in proptest::collection::vec(
+                prop_oneof![any::<u8>(), prop::sample::select(b"/.%:a0\0\x80".to_vec())],
+                0..40,
+            ),
+        ) {
+            let pairs = |x: u8, y: u8| b.windows(2).any(|p| p[0] == x && p[1] == y);
+            let dot_start = pairs(b'/', b'.') || pairs(b'/', b'%');
+            let file = pairs(b'/', b'/') || b.contains(&b':');
+            prop_assert_eq!(path_marks::<true, false>(&b), dot_start);
+            prop_assert_eq!(path_marks::<false, true>(&b), file);
+            prop_assert_eq!(path_marks::<true, true>(&b), dot_start || file);
+            prop_assert_eq!(any_mark(&b, |w| (eq(w, b'.'), eq(w, b'.'), 0)), pairs(b'.', b'.'));
+            for c in 0..=255u8 {
+                let w = u64::from_le_bytes([c, b'/', 0, 0x80, c ^ 1, 0x7f, 0xff, c]);
+                let want = (0..8).fold(0, |m, i| m | u64::from(w.to_le_bytes()[i] == c) << (8 * i + 7));
+                prop_assert_eq!(eq(w, c), want);
+            }
+        }
+    }
 
     #[test]
     fn clean_crawl_lines_are_their_own_href() {

@@ -116,7 +116,7 @@ fn learned_rules(k: &KeyArgs) -> Result<Option<Learned>, CliError> {
 pub fn key_function(k: &KeyArgs, prep: Prep) -> Result<Box<KeyFn<'static>>, CliError> {
     if k.form != FormArg::SurtIa {
         let n = normalizer(k)?;
-        return Ok(Box::new(batch::key_fn(prep, move |t: &str| n.key(t))));
+        return Ok(Box::new(batch::ladder_key_fn(prep, n)));
     }
     if k.level != LevelArg::Scheme
         || k.nfc
