@@ -221,7 +221,11 @@ fn on_a_wat_fixture_every_listed_link_is_an_edge() {
     let path = data("pages.wat.gz");
     let listed = listed_links(&path);
     assert!(listed.len() > 50, "the fixture lists links");
-    let r = run(std::slice::from_ref(&path), Level::String, &links::Config::default());
+    let r = run(
+        std::slice::from_ref(&path),
+        Level::String,
+        &links::Config::default(),
+    );
     // Joined by the URL Standard here, the base parsed once per page: the
     // same edges.
     let joined = links::Config {
