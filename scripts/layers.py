@@ -28,7 +28,8 @@ LAYERS = [
     {"batch"},
     {"learn"},
     {"ladder"},
-    {"convert", "resolve", "surt", "surt_ia", "web", "cdx", "preprocess", "decode"},
+    {"convert", "resolve", "surt", "surt_ia", "web", "cdx", "preprocess", "decode",
+     "check"},
     {"iri", "host"},
     {"pct", "chars", "simd", "scheme", "error"},
 ]

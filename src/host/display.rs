@@ -1,5 +1,6 @@
-//! URI→IRI display of a host (3987bis §3.7 step 6): `xn--` labels shown in
-//! Unicode where UTS #46 ToUnicode succeeds and round-trips exactly.
+//! URI→IRI display of a host (3987bis §3.7 step 6, §8.6): `xn--` labels
+//! shown in Unicode where UTS #46 ToUnicode succeeds and round-trips exactly
+//! and the display policy ([`super::spoof`]) calls the label safe.
 
 use std::borrow::Cow;
 
@@ -7,6 +8,7 @@ use idna::uts46::{AsciiDenyList, DnsLength, Hyphens};
 
 use super::idna::{REG_NAME_DENY, UTS46};
 use super::memo::domain_to_ascii;
+use super::spoof::{DisplayPolicy, IdnDisplay, Reason};
 
 /// URI→IRI display of a host (3987bis §3.7 step 6).
 ///
@@ -19,6 +21,79 @@ use super::memo::domain_to_ascii;
 /// host must still pass ToASCII (the bidi rule spans labels); otherwise
 /// nothing is converted. Returns `Cow::Borrowed` when nothing changes.
 pub fn domain_to_unicode(host: &str) -> Cow<'_, str> {
+    convert(host, |_, _| true)
+}
+
+/// [`domain_to_unicode`] under a display policy (3987bis §8.6, §10): a
+/// label is shown in Unicode only when the policy calls it safe
+/// ([`DisplayPolicy::label_verdict`]), and the whole host stays ASCII when
+/// it imitates a top domain ([`DisplayPolicy::host_verdict`]). The
+/// `unicode` profile is exactly [`domain_to_unicode`]; `ascii` never
+/// decodes.
+///
+/// ```
+/// use irinorm::{domain_to_display, DisplayPolicy, IdnDisplay};
+/// let high = DisplayPolicy::new(IdnDisplay::High);
+/// assert_eq!(domain_to_display("xn--mnchen-3ya.de", &high), "münchen.de");
+/// // Cyrillic "аррӏе": every letter looks Latin, outside a Cyrillic TLD.
+/// assert_eq!(domain_to_display("xn--80ak6aa92e.com", &high), "xn--80ak6aa92e.com");
+/// ```
+pub fn domain_to_display<'a>(host: &'a str, policy: &DisplayPolicy) -> Cow<'a, str> {
+    match policy.profile() {
+        IdnDisplay::Unicode => return domain_to_unicode(host),
+        IdnDisplay::Ascii => return Cow::Borrowed(host),
+        _ => {}
+    }
+    if !host.contains("xn--") {
+        return Cow::Borrowed(host);
+    }
+    let tld = tld_of(host);
+    let tld = tld.as_str();
+    let out = convert(host, |_, u| policy.label_verdict(u, tld).is_ok());
+    match out {
+        Cow::Owned(u) if policy.host_verdict(&u).is_err() => Cow::Borrowed(host),
+        out => out,
+    }
+}
+
+/// The policy's verdict on each `xn--` label of `host` that decodes and
+/// round-trips: (byte offset of the label in `host`, the label in Unicode,
+/// why it is not shown). The host-wide look-alike check is reported on the
+/// first decoded label. Labels that are shown give no entry.
+pub fn display_verdicts(host: &str, policy: &DisplayPolicy) -> Vec<(usize, String, Reason)> {
+    let mut out = Vec::new();
+    if !host.contains("xn--") {
+        return out;
+    }
+    let tld = tld_of(host);
+    let tld = tld.as_str();
+    let mut first = None;
+    let mut pos = 0;
+    for label in host.split('.') {
+        if let Some(u) = label_to_unicode(label) {
+            first.get_or_insert((pos, u.clone()));
+            if let Err(r) = policy.label_verdict(&u, tld) {
+                out.push((pos, u, r));
+            }
+        }
+        pos += label.len() + 1;
+    }
+    if let Some((pos, u)) = first {
+        if let Err(r) = policy.host_verdict(&domain_to_unicode(host)) {
+            out.push((pos, u, r));
+        }
+    }
+    out
+}
+
+/// The top-level label in lowercase (`xn--…` for an IDN TLD).
+fn tld_of(host: &str) -> String {
+    let tld = host.trim_end_matches('.').rsplit('.').next().unwrap_or("");
+    tld.to_ascii_lowercase()
+}
+
+/// Convert the `xn--` labels that `show(index, unicode)` accepts.
+fn convert(host: &str, mut show: impl FnMut(usize, &str) -> bool) -> Cow<'_, str> {
     let has_a_label = host.split('.').any(|l| l.starts_with("xn--"));
     if !has_a_label {
         return Cow::Borrowed(host);
@@ -31,7 +106,7 @@ pub fn domain_to_unicode(host: &str) -> Cow<'_, str> {
         if k > 0 {
             out.push('.');
         }
-        match label_to_unicode(label) {
+        match label_to_unicode(label).filter(|u| show(k, u)) {
             Some(u) => {
                 changed = true;
                 out.push_str(&u);
