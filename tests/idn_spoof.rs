@@ -153,3 +153,31 @@ fn similar_top_domains() {
     );
     assert!(wrong.len() * 5 <= rows.len(), "{wrong:#?}");
 }
+
+#[test]
+fn unicode_profile_is_the_display_before_the_policy() {
+    // tests/data/idn-spoof/unicode-profile-golden.tsv: to_iri and the
+    // scheme-rung IRI-form key as they were before the display policy.
+    use irinorm::{to_iri_with, Form, Level, Normalizer, Options};
+    let unicode = DisplayPolicy::new(IdnDisplay::Unicode);
+    let n = Normalizer::new(Options {
+        level: Level::Scheme,
+        form: Form::Iri,
+        nfc: false,
+    })
+    .with_idn_display(unicode.clone());
+    let show = |r: irinorm::Result<std::borrow::Cow<'_, str>>| match r {
+        Ok(c) => c.into_owned(),
+        Err(e) => format!("ERR {e}"),
+    };
+    let golden = include_str!("data/idn-spoof/unicode-profile-golden.tsv");
+    let mut rows = 0;
+    for row in golden.lines() {
+        let mut f = row.split('\t');
+        let (input, iri, key) = (f.next().unwrap(), f.next().unwrap(), f.next().unwrap());
+        assert_eq!(show(to_iri_with(input, &unicode)), iri, "{input}");
+        assert_eq!(show(n.key(input)), key, "{input}");
+        rows += 1;
+    }
+    assert_eq!(rows, 2971);
+}

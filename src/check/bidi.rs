@@ -3,7 +3,8 @@
 
 use unicode_bidi::{bidi_class, BidiClass};
 
-use super::finding::{pct_class, Code, Finding, Part, Severity};
+use super::finding::{pct_class, Code, Finding, Severity};
+use crate::error::Component as Part;
 use crate::pct::decode_pct_char;
 
 /// Check one component: `emit(offset in text, finding)` with the finding's

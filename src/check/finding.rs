@@ -2,6 +2,7 @@
 //! severities and parts, and the §4.1 / §7.3 class of a character.
 
 use crate::chars;
+use crate::error::Component as Part;
 
 /// How serious a finding is. Ordered: `Info < Warning < Error`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -84,37 +85,12 @@ impl Code {
     }
 }
 
-/// Which part of the reference a finding is in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Part {
-    Scheme,
-    Userinfo,
-    Host,
-    Port,
-    Path,
-    Query,
-    Fragment,
-}
-
-impl Part {
-    pub fn name(self) -> &'static str {
-        match self {
-            Part::Scheme => "scheme",
-            Part::Userinfo => "userinfo",
-            Part::Host => "host",
-            Part::Port => "port",
-            Part::Path => "path",
-            Part::Query => "query",
-            Part::Fragment => "fragment",
-        }
-    }
-}
-
 /// One finding.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
     pub code: Code,
     pub severity: Severity,
+    /// The component the finding is in.
     pub part: Part,
     /// Byte offset in the input of the component or character concerned.
     pub offset: usize,

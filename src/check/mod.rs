@@ -24,8 +24,9 @@ mod finding;
 #[cfg(test)]
 mod tests;
 
+pub use crate::error::Component as Part;
 use finding::pct_class;
-pub use finding::{Code, Finding, Part, Severity};
+pub use finding::{Code, Finding, Severity};
 
 use std::borrow::Cow;
 

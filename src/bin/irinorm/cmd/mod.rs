@@ -2,6 +2,7 @@
 //! configurations ([`normalizer`], [`prep`], [`format`]), the worker pool,
 //! the rejects output and the summary on stderr.
 
+mod check;
 mod dedup;
 mod info;
 mod map;
@@ -42,6 +43,7 @@ pub fn run(cli: Cli) -> Result<i32, CliError> {
         Command::Compare(a) => info::compare(&a),
         Command::Rules => info::rules(),
         Command::Learn(a) => info::learn(&a),
+        Command::Check(a) => check::run(&a),
     }
 }
 
@@ -65,7 +67,8 @@ pub fn normalizer(k: &KeyArgs) -> Result<Normalizer, CliError> {
         level,
         form,
         nfc: k.nfc,
-    });
+    })
+    .with_idn_display(check::display_policy(&k.display)?);
     if level == Level::Protocol {
         let rules = match &k.rules {
             Some(list) => Rules::parse_list(list)
