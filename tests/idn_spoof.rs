@@ -5,8 +5,8 @@
 //! fixture uses it), is run on every row that is compiled on every
 //! platform. The runner prints the agreement and every disagreement with
 //! the policy's reason, and fails when agreement falls under 95 % or when a
-//! row Chromium keeps in Punycode for script mixing or a top-domain
-//! look-alike is shown in Unicode.
+//! row Chromium keeps in Punycode is shown in Unicode, except the reviewed
+//! rows of [`SHOWN_ALTHOUGH_UNSAFE`] (none a script mix or look-alike).
 
 use std::sync::Arc;
 
@@ -33,21 +33,17 @@ fn expected(row: &Value) -> &str {
     }
 }
 
-/// A row Chromium keeps in Punycode because of script mixing or a
-/// top-domain look-alike (its comment or the extraction's annotation).
-fn mixing_or_lookalike(row: &Value) -> bool {
-    let comment = row["comment"].as_str().unwrap_or("").to_lowercase();
-    let top = matches!(
-        row["top_domain_list"].as_str(),
-        Some("in-list-section" | "probable")
-    );
-    row["expected"] == "unsafe"
-        && (top
-            || comment.contains(" + ")
-            || comment.contains("mix")
-            || comment.contains("whole-script")
-            || comment.contains("lookalike"))
-}
+/// The rows Chromium keeps in Punycode that `high` shows in Unicode, each
+/// reviewed: none is a script mix or a top-domain look-alike.
+const SHOWN_ALTHOUGH_UNSAFE: [(&str, &str); 3] = [
+    // `ру--авто`: hyphens in the 3rd and 4th positions; irinorm's IDNA
+    // flags allow them (Hyphens::Allow, as for every host it converts).
+    ("chromium-328", "hyphens in positions 3-4"),
+    // Latin letters Chromium removes as "extremely rare" (Pinyin ǔ, ḷ);
+    // UTS #39 allows them and neither label imitates a top domain.
+    ("chromium-334", "rare Latin letter"),
+    ("chromium-337", "rare Latin letter"),
+];
 
 #[test]
 fn high_agrees_with_chromium() {
@@ -84,7 +80,9 @@ fn high_agrees_with_chromium() {
             row["expected"].as_str().unwrap_or(""),
             row["comment"].as_str().unwrap_or("")
         ));
-        if got != ascii && mixing_or_lookalike(row) {
+        let id = row["id"].as_str().unwrap_or("");
+        let reviewed = SHOWN_ALTHOUGH_UNSAFE.iter().any(|(r, _)| *r == id);
+        if got != ascii && row["expected"] != "safe" && !reviewed {
             shown_unsafe.push(ascii.to_owned());
         }
     }
@@ -95,7 +93,7 @@ fn high_agrees_with_chromium() {
     assert!(pct >= 95.0, "agreement {pct:.1} % < 95 %");
     assert!(
         shown_unsafe.is_empty(),
-        "shown in Unicode although Chromium blocks them for script mixing or look-alikes: {shown_unsafe:?}"
+        "shown in Unicode although Chromium keeps them in Punycode: {shown_unsafe:?}"
     );
 }
 

@@ -227,7 +227,7 @@ impl DisplayPolicy {
         if repeated_mark(label) {
             return Err(Reason::CombiningMark);
         }
-        let level = label.detect_restriction_level();
+        let level = restriction_level(label);
         if self.profile == IdnDisplay::Moderate {
             return if level <= RestrictionLevel::ModeratelyRestrictive {
                 Ok(())
@@ -282,10 +282,47 @@ fn is_blocked(c: char) -> bool {
     )
 }
 
+/// The UTS #39 restriction level (§5.2) of a label whose characters are
+/// all allowed (by UTS #39 or [`is_also_allowed`]). The crate's level is
+/// `Unrestricted` as soon as a character is not in its identifier set, so
+/// labels with the extra characters are classified here from their
+/// scripts: one script, or Latin with Han and Japanese Kana, Bopomofo or
+/// Hangul (Highly Restrictive), or Latin with one other recommended script
+/// other than Cyrillic and Greek (Moderately Restrictive).
+fn restriction_level(label: &str) -> RestrictionLevel {
+    let level = label.detect_restriction_level();
+    if level != RestrictionLevel::Unrestricted || !label.chars().any(is_also_allowed) {
+        return level;
+    }
+    let mut scripts: Vec<Script> = label
+        .chars()
+        .map(|c| c.script())
+        .filter(|s| !matches!(s, Script::Common | Script::Inherited))
+        .collect();
+    scripts.sort_by_key(|s| s.short_name());
+    scripts.dedup();
+    let others: Vec<Script> = scripts
+        .iter()
+        .copied()
+        .filter(|s| !matches!(s, Script::Latin | Script::Han))
+        .collect();
+    match (scripts.len(), others.as_slice()) {
+        (0 | 1, _) => RestrictionLevel::SingleScript,
+        (_, [] | [Script::Bopomofo] | [Script::Hangul]) => RestrictionLevel::HighlyRestrictive,
+        (_, [Script::Hiragana] | [Script::Katakana] | [Script::Hiragana, Script::Katakana]) => {
+            RestrictionLevel::HighlyRestrictive
+        }
+        (2, [s]) if !matches!(s, Script::Cyrillic | Script::Greek) => {
+            RestrictionLevel::ModeratelyRestrictive
+        }
+        _ => RestrictionLevel::MinimallyRestrictive,
+    }
+}
+
 /// Characters the browsers allow beyond UTS #39's identifier set: Bopomofo
 /// letters (Taiwanese names) and the Hebrew geresh and gershayim.
 fn is_also_allowed(c: char) -> bool {
-    matches!(c, '\u{3105}'..='\u{312F}' | '\u{05F3}' | '\u{05F4}')
+    matches!(c, '\u{3105}'..='\u{312F}' | '\u{31A0}'..='\u{31BF}' | '\u{05F3}' | '\u{05F4}')
 }
 
 /// The checks of `high` after the restriction level (Highly Restrictive).
@@ -380,12 +417,18 @@ fn is_japanese(c: char) -> bool {
     ) || matches!(c, '\u{30FC}' | '\u{30FB}' | '\u{3005}')
 }
 
+/// Han, Kana or Bopomofo.
+fn is_cjk(c: char) -> bool {
+    is_japanese(c) || c.script() == Script::Bopomofo
+}
+
 /// Japanese sequences the browsers block: `ノ ン ソ ゾ 丶 乀 乁 丿` (slash-
 /// and dot-like) with no Japanese character on either side, `ー` not after
 /// Kana, `ヽ ヾ` not after Katakana, `・` next to ASCII letters, Hiragana
-/// `へ` among Katakana and Katakana `ヘ` among Hiragana, `一` next to a
-/// non-Japanese character, and Han that looks like a dot or slash between
-/// two ASCII letters (`google丨com`).
+/// `へ` among Katakana and Katakana `ヘ` among Hiragana, `一` or Bopomofo
+/// `ㄧ` next to a character that is not Han, Kana or Bopomofo, and Han or
+/// Bopomofo that looks like a dot, slash or letter between two ASCII
+/// letters (`google丨com`, `googleㄒcom`).
 fn check_japanese(chars: &[char]) -> Result<(), Reason> {
     let bad = Err(Reason::DangerousPattern);
     let kana = |c: char| matches!(c.script(), Script::Hiragana | Script::Katakana);
@@ -418,9 +461,8 @@ fn check_japanese(chars: &[char]) -> Result<(), Reason> {
             {
                 return bad
             }
-            '\u{4E00}'
-                if prev.is_some_and(|p| !is_japanese(p))
-                    || next.is_some_and(|n| !is_japanese(n)) =>
+            '\u{4E00}' | '\u{3127}'
+                if prev.is_some_and(|p| !is_cjk(p)) || next.is_some_and(|n| !is_cjk(n)) =>
             {
                 return bad
             }
@@ -432,6 +474,7 @@ fn check_japanese(chars: &[char]) -> Result<(), Reason> {
             w[1],
             '丨' | '乛' | '七' | '丅' | '丶' | '十' | '〇' | '工' | '讠' | '丁'
         );
+        let dotlike = dotlike || w[1].script() == Script::Bopomofo;
         if dotlike && w[0].is_ascii_alphabetic() && w[2].is_ascii_alphabetic() {
             return bad;
         }

@@ -38,3 +38,13 @@ fn verdicts_name_their_reason() {
     assert_eq!(moderate.label_verdict("аррӏе", "com"), Ok(()));
     assert_eq!(moderate.host_verdict("gооgle.com"), Ok(()));
 }
+
+#[test]
+fn bopomofo_yi_next_to_latin_is_blocked() {
+    let high = DisplayPolicy::new(IdnDisplay::High);
+    assert_eq!(
+        high.label_verdict("googleㄧ", "com"),
+        Err(Reason::DangerousPattern)
+    );
+    assert_eq!(high.label_verdict("ㄧ猫", "com"), Ok(()));
+}
