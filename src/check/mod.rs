@@ -29,6 +29,8 @@ use finding::pct_class;
 pub use finding::{Code, Finding, Severity};
 
 use std::borrow::Cow;
+use std::cell::RefCell;
+use std::collections::HashMap;
 
 use crate::chars;
 use crate::error::Result;
@@ -63,8 +65,9 @@ impl Checker {
         // Fast path: a reference with no non-ASCII character, no
         // percent-encoded octet above 0x7F, no `xn--` label and no ASCII
         // character of §7.3 has nothing to report.
-        if input.is_ascii() && !needs_look(input.as_bytes()) {
-            parse(input)?;
+        // A strict parse rejects every ASCII character of §7.3, so a
+        // reference that parses has none of them.
+        if input.is_ascii() && !needs_look(input.as_bytes()) && parse(input).is_ok() {
             return Ok(out);
         }
         // Raw §7.3 characters: reported, then percent-encoded so the
@@ -215,8 +218,7 @@ impl Checker {
         let starts: Vec<usize> = std::iter::once(0)
             .chain(host.match_indices('.').map(|(i, _)| i + 1))
             .collect();
-        for (pos, label, reason) in display_verdicts(&ascii, &self.policy) {
-            let index = ascii[..pos].matches('.').count();
+        for (index, label, reason) in self.verdicts(&ascii) {
             emit(
                 starts.get(index).copied().unwrap_or(0),
                 Finding {
@@ -231,6 +233,37 @@ impl Checker {
     }
 }
 
+impl Checker {
+    /// [`display_verdicts`] of an A-label host with the label's index,
+    /// memoized per thread and policy: crawl data repeats its hosts, and
+    /// a verdict costs skeletons of every suffix.
+    fn verdicts(&self, ascii: &str) -> Vec<(usize, String, crate::host::Reason)> {
+        type Memo = HashMap<(u64, String), Vec<(usize, String, crate::host::Reason)>>;
+        thread_local! {
+            static MEMO: RefCell<Memo> = RefCell::new(HashMap::new());
+        }
+        let key = (self.policy.id(), ascii.to_owned());
+        if let Some(v) = MEMO.with(|m| m.borrow().get(&key).cloned()) {
+            return v;
+        }
+        let v: Vec<_> = display_verdicts(ascii, &self.policy)
+            .into_iter()
+            .map(|(pos, label, r)| (ascii[..pos].matches('.').count(), label, r))
+            .collect();
+        MEMO.with(|m| {
+            let mut m = m.borrow_mut();
+            if m.len() >= MEMO_ENTRIES {
+                m.clear();
+            }
+            m.insert(key, v.clone());
+        });
+        v
+    }
+}
+
+/// Hosts remembered per thread by [`Checker::verdicts`].
+const MEMO_ENTRIES: usize = 4096;
+
 /// Bytes added by percent-encoding the raw characters before offset `i`.
 fn grown_before(raw: &[(usize, char, Code, Severity)], i: usize) -> usize {
     raw.iter()
@@ -239,28 +272,17 @@ fn grown_before(raw: &[(usize, char, Code, Severity)], i: usize) -> usize {
         .sum()
 }
 
-/// Whether an ASCII reference may have something to report: a
-/// percent-encoded octet ≥ 0x80, an `xn--` label, or an ASCII character
-/// of §7.3.
+/// Whether an ASCII reference may have something to report beyond the
+/// characters its parse rejects: a percent-encoded octet ≥ 0x80 or an
+/// `xn--` label.
 fn needs_look(b: &[u8]) -> bool {
-    for (i, &c) in b.iter().enumerate() {
-        match c {
-            b'%' if b
-                .get(i + 1)
-                .is_some_and(|h| matches!(h, b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F')) =>
-            {
-                return true
-            }
-            b'-' if i >= 3 && b[i - 1] == b'-' && b[i - 3..i - 1].eq_ignore_ascii_case(b"xn") => {
-                return true
-            }
-            0..=0x20 | 0x7F | b'<' | b'>' | b'"' | b'\\' | b'^' | b'`' | b'{' | b'|' | b'}' => {
-                return true
-            }
-            _ => {}
-        }
-    }
-    false
+    let high_pct = memchr::memchr_iter(b'%', b).any(|i| {
+        b.get(i + 1)
+            .is_some_and(|h| matches!(h, b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F'))
+    });
+    high_pct
+        || memchr::memmem::find_iter(b, b"n--").any(|i| i > 0 && b[i - 1] | 0x20 == b'x')
+        || memchr::memmem::find_iter(b, b"N--").any(|i| i > 0 && b[i - 1] | 0x20 == b'x')
 }
 
 /// The §7.3 class (and §4.1) of a raw character, with its severity.

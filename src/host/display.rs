@@ -3,6 +3,8 @@
 //! and the display policy ([`super::spoof`]) calls the label safe.
 
 use std::borrow::Cow;
+use std::cell::RefCell;
+use std::collections::HashMap;
 
 use idna::uts46::{AsciiDenyList, DnsLength, Hyphens};
 
@@ -47,14 +49,39 @@ pub fn domain_to_display<'a>(host: &'a str, policy: &DisplayPolicy) -> Cow<'a, s
     if !host.contains("xn--") {
         return Cow::Borrowed(host);
     }
-    let tld = tld_of(host);
-    let tld = tld.as_str();
-    let out = convert(host, |_, u| policy.label_verdict(u, tld).is_ok());
-    match out {
-        Cow::Owned(u) if policy.host_verdict(&u).is_err() => Cow::Borrowed(host),
-        out => out,
+    // Crawl data repeats its hosts, and a verdict costs skeletons of every
+    // suffix: the shown form of the last hosts is remembered per thread.
+    thread_local! {
+        static MEMO: RefCell<HashMap<(u64, String), Option<String>>> = RefCell::new(HashMap::new());
+    }
+    let key = (policy.id(), host.to_owned());
+    let shown = match MEMO.with(|m| m.borrow().get(&key).cloned()) {
+        Some(shown) => shown,
+        None => {
+            let tld = tld_of(host);
+            let tld = tld.as_str();
+            let shown = match convert(host, |_, u| policy.label_verdict(u, tld).is_ok()) {
+                Cow::Owned(u) if policy.host_verdict(&u).is_ok() => Some(u),
+                _ => None,
+            };
+            MEMO.with(|m| {
+                let mut m = m.borrow_mut();
+                if m.len() >= MEMO_ENTRIES {
+                    m.clear();
+                }
+                m.insert(key, shown.clone());
+            });
+            shown
+        }
+    };
+    match shown {
+        Some(u) => Cow::Owned(u),
+        None => Cow::Borrowed(host),
     }
 }
+
+/// Hosts remembered per thread by [`domain_to_display`].
+const MEMO_ENTRIES: usize = 4096;
 
 /// The policy's verdict on each `xn--` label of `host` that decodes and
 /// round-trips: (byte offset of the label in `host`, the label in Unicode,

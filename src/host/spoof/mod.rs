@@ -32,6 +32,7 @@ mod skeleton;
 #[cfg(test)]
 mod tests;
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use unicode_normalization::char::is_combining_mark;
@@ -177,23 +178,47 @@ impl std::fmt::Display for Reason {
 
 /// A display policy: a profile and, for `high`, the top domains whose
 /// look-alikes stay ASCII. Cheap to clone.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct DisplayPolicy {
     profile: IdnDisplay,
     /// `None`: the bundled list (see [`TopDomains::bundled`]).
     top: Option<Arc<TopDomains>>,
+    /// Tells policies apart in the per-thread memo of displayed hosts
+    /// (clones share it: they decide alike).
+    id: u64,
+}
+
+impl Default for DisplayPolicy {
+    fn default() -> Self {
+        DisplayPolicy::new(IdnDisplay::High)
+    }
+}
+
+fn next_id() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
 impl DisplayPolicy {
     /// The profile with the bundled top-domain list.
     pub fn new(profile: IdnDisplay) -> Self {
-        DisplayPolicy { profile, top: None }
+        DisplayPolicy {
+            profile,
+            top: None,
+            id: next_id(),
+        }
     }
 
     /// Replace the top-domain list (used by `high` only).
     pub fn with_top_domains(mut self, top: Arc<TopDomains>) -> Self {
         self.top = Some(top);
+        self.id = next_id();
         self
+    }
+
+    /// The policy's identity for memos.
+    pub(crate) fn id(&self) -> u64 {
+        self.id
     }
 
     pub fn profile(&self) -> IdnDisplay {
