@@ -28,7 +28,8 @@ LAYERS = [
     {"batch"},
     {"learn"},
     {"ladder"},
-    {"convert", "resolve", "surt", "surt_ia", "web", "cdx", "preprocess", "decode", "archive"},
+    {"convert", "resolve", "surt", "surt_ia", "web", "cdx", "preprocess", "decode",
+     "archive", "check"},
     {"iri", "host"},
     {"pct", "chars", "simd", "scheme", "error"},
 ]

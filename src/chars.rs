@@ -210,6 +210,28 @@ pub fn is_bidi_format(c: char) -> bool {
     matches!(c, '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}')
 }
 
+/// Bidi isolates LRI, RLI, FSI, PDI (U+2066–2069, Unicode 6.3): formatting
+/// characters like those of §4.1 that postdate the draft; kept encoded and
+/// reported like them.
+#[inline]
+pub fn is_bidi_isolate(c: char) -> bool {
+    matches!(c, '\u{2066}'..='\u{2069}')
+}
+
+/// Specials U+FFF0–FFFD (3987bis §7.3).
+#[inline]
+pub fn is_special(c: char) -> bool {
+    matches!(c, '\u{FFF0}'..='\u{FFFD}')
+}
+
+/// Non-characters U+FDD0–FDEF and the last two code points of every plane
+/// (3987bis §7.3).
+#[inline]
+pub fn is_noncharacter(c: char) -> bool {
+    let c = c as u32;
+    (0xFDD0..=0xFDEF).contains(&c) || c & 0xFFFE == 0xFFFE
+}
+
 /// Tags U+E0000–E0FFF (3987bis §7.3): never shown decoded.
 #[inline]
 pub fn is_tag(c: char) -> bool {
@@ -219,11 +241,11 @@ pub fn is_tag(c: char) -> bool {
 /// Whether the URI→IRI conversion (3987bis §3.7 step 4) may show `c` as a
 /// character in a component (`in_query` for the query): it must be allowed
 /// there by §2.2 and not be one of the characters §4.1 and §7.3 keep encoded
-/// (bidi formatting, controls, specials, non-characters, private use outside
+/// (bidi formatting and isolates, controls, specials, non-characters, private use outside
 /// the query, tags).
 #[inline]
 pub fn may_show_decoded(c: char, in_query: bool) -> bool {
-    if is_bidi_format(c) || is_tag(c) {
+    if is_bidi_format(c) || is_bidi_isolate(c) || is_tag(c) {
         return false;
     }
     is_ucschar(c) || (in_query && is_iprivate(c))

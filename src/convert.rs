@@ -14,14 +14,17 @@
 //! UTF-8 are decoded when the character is allowed where it stands; kept
 //! encoded are `%25`, reserved characters, octets that are not valid UTF-8,
 //! bidi formatting characters (§4.1) and the characters of §7.3 (controls,
-//! specials, non-characters, private use outside the query, tags). Labels
-//! `xn--` of DNS hosts are shown in Unicode where ToUnicode succeeds. Kept
+//! specials, non-characters, private use outside the query, tags; and the
+//! bidi isolates U+2066–2069). Labels `xn--` of DNS hosts are shown in
+//! Unicode where ToUnicode succeeds and the IDN display policy (§8.6, §10;
+//! [`crate::DisplayPolicy`], `high` by default) calls them safe. Kept
 //! percent-encodings come out with uppercase hex (as in §3.7.1's example).
 
 use std::borrow::Cow;
 
 use crate::chars::{self, HEX_UPPER};
 use crate::error::{Error, ErrorKind, Result};
+use crate::host::{default_policy, DisplayPolicy};
 use crate::iri::{parse, HostKind, IriRef};
 use crate::pct::{decode_pct_char, hex_val, Out};
 
@@ -106,6 +109,9 @@ fn encode_non_ascii(s: &str, encode_hash: bool) -> Cow<'_, str> {
 /// given percent-encoded (`%CE%B1.com`) is shown in Unicode (`α.com`) and
 /// comes back as punycode (`xn--mxa.com`), equal to `u` from the scheme rung.
 ///
+/// Hosts are shown under the default display policy (`high`); see
+/// [`to_iri_with`] for another.
+///
 /// ```
 /// use irinorm::to_iri;
 /// assert_eq!(to_iri("http://www.example.org/D%C3%BCrst").unwrap(), "http://www.example.org/Dürst");
@@ -114,15 +120,28 @@ fn encode_non_ascii(s: &str, encode_hash: bool) -> Cow<'_, str> {
 ///            "http://納豆.example.org/%E2%80%AE");
 /// ```
 pub fn to_iri(input: &str) -> Result<Cow<'_, str>> {
-    Ok(uri_to_iri(&parse(input)?, true))
+    Ok(uri_to_iri(&parse(input)?, Some(default_policy())))
 }
 
-/// §3.7 on a parsed reference; `idn` converts `xn--` labels of DNS hosts
-/// (step 6). The ladder passes `idn = false` below the scheme rung, where
-/// `xn--` and Unicode spellings of a host are still different keys.
-pub(crate) fn uri_to_iri<'a>(r: &IriRef<'a>, idn: bool) -> Cow<'a, str> {
+/// [`to_iri`] with hosts shown under `policy` (3987bis §8.6).
+///
+/// ```
+/// use irinorm::{to_iri_with, DisplayPolicy, IdnDisplay};
+/// let u = "http://xn--80ak6aa92e.com/";
+/// assert_eq!(to_iri_with(u, &DisplayPolicy::new(IdnDisplay::High)).unwrap(), u);
+/// assert_eq!(to_iri_with(u, &DisplayPolicy::new(IdnDisplay::Unicode)).unwrap(), "http://аррӏе.com/");
+/// ```
+pub fn to_iri_with<'a>(input: &'a str, policy: &DisplayPolicy) -> Result<Cow<'a, str>> {
+    Ok(uri_to_iri(&parse(input)?, Some(policy)))
+}
+
+/// §3.7 on a parsed reference; with `idn`, `xn--` labels of DNS hosts are
+/// shown under that policy (step 6). The ladder passes `None` below the
+/// scheme rung, where `xn--` and Unicode spellings of a host are still
+/// different keys.
+pub(crate) fn uri_to_iri<'a>(r: &IriRef<'a>, idn: Option<&DisplayPolicy>) -> Cow<'a, str> {
     let s = r.as_str();
-    if !(s.as_bytes().contains(&b'%') || idn && s.contains("xn--")) {
+    if !(s.as_bytes().contains(&b'%') || idn.is_some() && s.contains("xn--")) {
         return Cow::Borrowed(s);
     }
     let mut out = Out::new(s);
@@ -166,8 +185,10 @@ pub(crate) fn uri_to_iri<'a>(r: &IriRef<'a>, idn: bool) -> Cow<'a, str> {
 /// next to a Unicode label, to_uri would put the whole host through IDNA and
 /// punycode the encoded label too) and passes ToASCII, so that to_uri of
 /// the result succeeds; then, with `idn` (step 6), `xn--` labels are shown
-/// in Unicode where ToUnicode succeeds and round-trips.
-fn host_to_iri<'a>(host: &'a str, dns: bool, idn: bool) -> Cow<'a, str> {
+/// in Unicode where ToUnicode succeeds and round-trips and the policy
+/// calls them safe. A percent-encoded host that decodes to labels the
+/// policy would not show is written with those labels as A-labels.
+fn host_to_iri<'a>(host: &'a str, dns: bool, idn: Option<&DisplayPolicy>) -> Cow<'a, str> {
     if !dns {
         return decode_component(host, false);
     }
@@ -179,13 +200,20 @@ fn host_to_iri<'a>(host: &'a str, dns: bool, idn: bool) -> Cow<'a, str> {
     } else {
         decoded
     };
-    if idn && !h.contains('%') {
-        match crate::host::domain_to_unicode(&h) {
-            Cow::Borrowed(_) => h,
-            Cow::Owned(u) => Cow::Owned(u),
+    let Some(policy) = idn.filter(|_| !h.contains('%')) else {
+        return h;
+    };
+    if !h.is_ascii() && policy.profile() != crate::host::IdnDisplay::Unicode {
+        if let Ok(a) = crate::host::domain_to_ascii(&h) {
+            let shown = crate::host::domain_to_display(&a, policy);
+            if shown != crate::host::domain_to_unicode(&a) {
+                return Cow::Owned(shown.into_owned());
+            }
         }
-    } else {
-        h
+    }
+    match crate::host::domain_to_display(&h, policy) {
+        Cow::Borrowed(_) => h,
+        Cow::Owned(u) => Cow::Owned(u),
     }
 }
 
@@ -333,10 +361,10 @@ mod tests {
     fn percent_encoded_dns_host_is_shown_in_unicode() {
         // Issue 11: §3.7 maps percent-encoded UTF-8 to characters in the
         // host too.
-        assert_eq!(to_iri("http://%CE%B1.com/").unwrap(), "http://α.com/");
+        assert_eq!(to_iri("http://%C3%BC.com/").unwrap(), "http://ü.com/");
         assert_eq!(
-            to_iri("http://%ce%b1.xn--mxa.com/").unwrap(),
-            "http://α.α.com/"
+            to_iri("http://%c3%bc.xn--tda.com/").unwrap(),
+            "http://ü.ü.com/"
         );
         // Reserved ASCII or non-UTF-8 keep the whole host ASCII.
         assert_eq!(
@@ -352,10 +380,45 @@ mod tests {
             to_iri("http://%E2%80%8D.com/").unwrap(),
             "http://%E2%80%8D.com/"
         );
-        let u = to_uri(&to_iri("http://%CE%B1.com/").unwrap())
+        let u = to_uri(&to_iri("http://%C3%BC.com/").unwrap())
             .unwrap()
             .into_owned();
-        assert_eq!(u, "http://xn--mxa.com/");
+        assert_eq!(u, "http://xn--tda.com/");
+    }
+
+    #[test]
+    fn hosts_are_shown_under_the_display_policy() {
+        use crate::host::IdnDisplay;
+        let with = |p, s| to_iri_with(s, &DisplayPolicy::new(p)).unwrap().into_owned();
+        // Greek alpha alone looks like `a`: a whole-script confusable under
+        // `.com`, shown in Unicode under `.gr` or by the `unicode` profile.
+        assert_eq!(
+            with(IdnDisplay::High, "http://xn--mxa.com/"),
+            "http://xn--mxa.com/"
+        );
+        assert_eq!(with(IdnDisplay::High, "http://xn--mxa.gr/"), "http://α.gr/");
+        assert_eq!(
+            with(IdnDisplay::Unicode, "http://xn--mxa.com/"),
+            "http://α.com/"
+        );
+        // Percent-encoded, the same verdict: the label becomes an A-label.
+        assert_eq!(
+            with(IdnDisplay::High, "http://%CE%B1.com/"),
+            "http://xn--mxa.com/"
+        );
+        assert_eq!(
+            with(IdnDisplay::Unicode, "http://%CE%B1.com/"),
+            "http://α.com/"
+        );
+        assert_eq!(
+            with(IdnDisplay::Ascii, "http://xn--tda.%C3%BC.com/"),
+            "http://xn--tda.xn--tda.com/"
+        );
+        // Bidi isolates stay percent-encoded (like §4.1's formatting characters).
+        assert_eq!(
+            to_iri("http://a/%E2%81%A6x").unwrap(),
+            "http://a/%E2%81%A6x"
+        );
     }
 
     #[test]
@@ -383,7 +446,7 @@ mod tests {
             key(Level::Syntax, "http://xn--mxa.com/"),
             "http://xn--mxa.com/"
         );
-        assert_eq!(key(Level::Scheme, "http://xn--mxa.com/"), "http://α.com/");
+        assert_eq!(key(Level::Scheme, "http://xn--tda.com/"), "http://ü.com/");
     }
 
     #[test]

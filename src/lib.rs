@@ -100,6 +100,7 @@ pub mod surt;
 pub mod web;
 
 mod chars;
+pub mod check;
 mod convert;
 mod decode;
 mod error;
@@ -113,9 +114,12 @@ mod scheme;
 mod simd;
 mod surt_ia;
 
-pub use convert::{to_iri, to_uri};
+pub use convert::{to_iri, to_iri_with, to_uri};
 pub use decode::Charset;
 pub use error::{Component, Error, ErrorKind, Result};
+pub use host::{
+    display_verdicts, domain_to_display, DisplayPolicy, IdnDisplay, Reason as IdnReason, TopDomains,
+};
 pub use host::{domain_to_ascii, domain_to_unicode, is_dns_scheme, IdnaError};
 pub use iri::{parse, HostKind, IriRef};
 pub use ladder::protocol::{

@@ -111,11 +111,32 @@ def to_uri(s: str) -> str:
     'http://xn--rsum-bpad.example/%C3%A4'
     """
 
-def to_iri(s: str) -> str:
+def to_iri(s: str, idn_display: str = "high", top_domains: str | None = None) -> str:
     """The IRI form of a URI (RFC 3987bis §3.7).
+
+    Host labels are shown in Unicode only when the display policy
+    ``idn_display`` calls them safe (§8.6): ``high`` (default), ``moderate``,
+    ``ascii`` or ``unicode``. ``top_domains`` replaces the bundled list of
+    top domains (the text of a list: one domain per line, ``#`` comments).
 
     >>> to_iri("http://xn--rsum-bpad.example/%C3%A4")
     'http://résumé.example/ä'
+    >>> to_iri("http://xn--80ak6aa92e.com/")
+    'http://xn--80ak6aa92e.com/'
+    >>> to_iri("http://xn--80ak6aa92e.com/", idn_display="unicode")
+    'http://аррӏе.com/'
+    """
+
+def check(
+    s: str, idn_display: str = "high", top_domains: str | None = None
+) -> list[tuple[str, str, str, int, str]]:
+    """What makes ``s`` hard to trust when shown to a person (3987bis §4,
+    §7.3, §8.6): ``(severity, code, component, offset, message)`` tuples.
+
+    >>> [f[:4] for f in check("http://a.example/%E2%80%AEexe")]
+    [('warning', 'bidi-formatting', 'path', 17)]
+    >>> check("http://example.com/")
+    []
     """
 
 def resolve(base: str, reference: str) -> str:

@@ -547,11 +547,59 @@ fn to_uri(py: Python<'_>, s: &str) -> PyResult<String> {
         .map_err(|e| iri_error(py, &e))
 }
 
+/// The display policy of `idn_display` (and `top_domains`, a list's text).
+fn display_policy(
+    idn_display: &str,
+    top_domains: Option<&str>,
+) -> PyResult<irinorm::DisplayPolicy> {
+    let profile: irinorm::IdnDisplay = idn_display.parse().map_err(PyValueError::new_err)?;
+    let mut p = irinorm::DisplayPolicy::new(profile);
+    if let Some(t) = top_domains {
+        p = p.with_top_domains(std::sync::Arc::new(irinorm::TopDomains::parse(t)));
+    }
+    Ok(p)
+}
+
 #[pyfunction]
-fn to_iri(py: Python<'_>, s: &str) -> PyResult<String> {
-    irinorm::to_iri(s)
+#[pyo3(signature = (s, idn_display="high", top_domains=None))]
+fn to_iri(
+    py: Python<'_>,
+    s: &str,
+    idn_display: &str,
+    top_domains: Option<&str>,
+) -> PyResult<String> {
+    let policy = display_policy(idn_display, top_domains)?;
+    irinorm::to_iri_with(s, &policy)
         .map(Cow::into_owned)
         .map_err(|e| iri_error(py, &e))
+}
+
+/// One finding of `check` as a tuple (severity, code, component, offset,
+/// message).
+type PyFinding = (&'static str, &'static str, &'static str, usize, String);
+
+#[pyfunction]
+#[pyo3(signature = (s, idn_display="high", top_domains=None))]
+fn check(
+    py: Python<'_>,
+    s: &str,
+    idn_display: &str,
+    top_domains: Option<&str>,
+) -> PyResult<Vec<PyFinding>> {
+    let checker = irinorm::check::Checker::new(display_policy(idn_display, top_domains)?);
+    let findings = checker.check(s).map_err(|e| iri_error(py, &e))?;
+    Ok(findings
+        .into_iter()
+        .map(|f| {
+            (
+                f.severity.name(),
+                f.code.as_str(),
+                f.part.name(),
+                f.offset,
+                f.message,
+            )
+        })
+        .collect())
 }
 
 #[pyfunction]
@@ -806,6 +854,7 @@ fn _irinorm(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(key, m)?)?;
     m.add_function(wrap_pyfunction!(to_uri, m)?)?;
     m.add_function(wrap_pyfunction!(to_iri, m)?)?;
+    m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(surt, m)?)?;
     m.add_function(wrap_pyfunction!(links, m)?)?;

@@ -158,3 +158,21 @@ def test_keys_arrow_rejects_non_strings():
         Normalizer().keys_arrow(pa.array([1, 2]))
     with pytest.raises(TypeError):
         Normalizer().keys_arrow(["http://a"])
+
+
+def test_idn_display_and_check():
+    # Cyrillic "аррӏе": a whole-script confusable of apple.com.
+    spoof = "http://xn--80ak6aa92e.com/"
+    assert irinorm.to_iri(spoof) == spoof
+    assert irinorm.to_iri(spoof, idn_display="unicode") == "http://аррӏе.com/"
+    assert irinorm.to_iri("http://xn--mnchen-3ya.de/", idn_display="ascii") == (
+        "http://xn--mnchen-3ya.de/"
+    )
+    with pytest.raises(ValueError):
+        irinorm.to_iri(spoof, idn_display="loose")
+    codes = [f[1] for f in irinorm.check(spoof)]
+    assert codes == ["idn-whole-script-confusable", "idn-top-domain-lookalike"]
+    assert irinorm.check(spoof, top_domains="example.com\n")[1:] == []
+    assert irinorm.check("http://example.com/") == []
+    with pytest.raises(IriError):
+        irinorm.check("http://a.example/%zz")

@@ -30,7 +30,8 @@
 //! | `dns` | which schemes have DNS hosts or need a host; DNS lengths |
 //! | `idna` | UTS #46 ToASCII with our flags, and why it failed |
 //! | `memo` | the per-thread memos, and the ToASCII entry points over them |
-//! | `display` | `xn--` labels shown in Unicode (§3.7) |
+//! | `display` | `xn--` labels shown in Unicode (§3.7), under a policy (§8.6) |
+//! | `spoof` | the display policy: UTS #39 and the browsers' checks (§10) |
 //! | `errors` | [`IdnaError`] and its texts |
 
 mod display;
@@ -39,14 +40,16 @@ mod errors;
 mod idna;
 mod ip;
 mod memo;
+pub(crate) mod spoof;
 
-pub use display::domain_to_unicode;
+pub use display::{display_verdicts, domain_to_display, domain_to_unicode};
 pub use dns::{is_dns_scheme, verify_dns_length};
 pub use errors::IdnaError;
 pub(crate) use idna::is_plain_lower_ascii;
 pub use ip::{is_ipv4address, is_ipv_future, parse_ipv6, write_ipv6};
 pub use memo::domain_to_ascii;
 pub(crate) use memo::idn_to_ascii;
+pub use spoof::{default_policy, DisplayPolicy, IdnDisplay, Reason, TopDomains};
 
 #[cfg(test)]
 mod tests;

@@ -97,6 +97,8 @@ pub struct Normalizer {
     opts: Options,
     base: Option<String>,
     protocol: Option<Arc<dyn ProtocolRung>>,
+    /// How hosts are shown in the IRI form (3987bis §8.6).
+    display: crate::host::DisplayPolicy,
 }
 
 impl std::fmt::Debug for Normalizer {
@@ -115,7 +117,15 @@ impl Normalizer {
             opts,
             base: None,
             protocol: None,
+            display: Default::default(),
         }
+    }
+
+    /// How hosts are shown in [`Form::Iri`] keys from the scheme rung up
+    /// (3987bis §8.6; `high` by default): see [`crate::DisplayPolicy`].
+    pub fn with_idn_display(mut self, policy: crate::host::DisplayPolicy) -> Self {
+        self.display = policy;
+        self
     }
 
     /// Resolve relative references against `base` (RFC 3986 §5.2) before
@@ -208,7 +218,7 @@ impl Normalizer {
             return Ok(Cow::Owned(surt));
         }
         if self.opts.form == Form::Iri {
-            let idn = level >= Level::Scheme;
+            let idn = (level >= Level::Scheme).then_some(&self.display);
             key = match key {
                 Cow::Borrowed(k) => crate::convert::uri_to_iri(&parse(k)?, idn),
                 Cow::Owned(k) => {

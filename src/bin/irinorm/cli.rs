@@ -142,6 +142,24 @@ pub enum Command {
         irinorm seen info crawl.seen\n  \
         irinorm seen compact crawl.seen")]
     Seen(SeenArgs),
+
+    /// Report what makes IRIs hard to trust when shown to a person: bidi
+    /// structure per component (3987bis §4.1, §4.2), characters §7.3 says
+    /// not to use (and the bidi isolates U+2066–2069), and host labels the
+    /// IDN display policy keeps as A-labels, with the reason (§8.6, §10).
+    ///
+    /// Output: CSV line,input,severity,code,component,offset,message — one
+    /// row per finding (line: 1-based, counted over all inputs in order;
+    /// offset: byte offset in the line). Codes are stable: `bidi-…`,
+    /// `char-…`, `idn-…`. Lines that do not parse are rejects, as for
+    /// `normalize`. The summary on stderr counts the findings by code. Exit
+    /// status 1 when a finding reaches --fail-on (or a line is rejected
+    /// with --strict), else 0.
+    #[command(after_help = "Examples:\n  \
+        irinorm check links.txt -o findings.csv\n  \
+        irinorm check --fail-on warning --min-severity warning urls.txt\n  \
+        irinorm check --top-domains my-brands.txt crawl.txt.gz")]
+    Check(CheckArgs),
 }
 
 /// How a links input is read.
@@ -450,6 +468,9 @@ pub struct KeyArgs {
     /// aside.
     #[arg(long, value_name = "FILE")]
     pub learned: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub display: DisplayArgs,
 }
 
 /// Inputs, outputs and execution (shared by dedup, normalize, convert).
@@ -740,6 +761,9 @@ pub struct ConvertArgs {
     #[arg(long, value_enum)]
     pub to: ConvertTo,
 
+    #[command(flatten)]
+    pub display: DisplayArgs,
+
     /// Output format for lines and CDX/CDXJ input (default: lines); refused
     /// on CSV/TSV input, which is written as records.
     #[arg(long, value_enum)]
@@ -768,6 +792,79 @@ pub struct CompareArgs {
     /// Decode HTML/XML character references first (3987bis §5.2).
     #[arg(long)]
     pub decode_entities: bool,
+}
+
+/// How hosts are shown in IRIs (`--form iri`, `convert --to iri`, `check`).
+#[derive(Debug, Clone, Args)]
+pub struct DisplayArgs {
+    /// Which `xn--` host labels are shown in Unicode in IRIs (3987bis §8.6):
+    /// high (UTS #39 Highly Restrictive plus the browsers' spoof checks and
+    /// top-domain look-alikes), moderate (UTS #39 Moderately Restrictive),
+    /// ascii (never), unicode (every label that decodes).
+    #[arg(long, value_enum, value_name = "PROFILE", default_value_t = IdnDisplayArg::High)]
+    pub idn_display: IdnDisplayArg,
+
+    /// Top domains whose look-alikes stay ASCII under `high`, replacing the
+    /// bundled list (one domain per line, `#` comments: the format of
+    /// Chromium's domains.list).
+    #[arg(long, value_name = "FILE")]
+    pub top_domains: Option<PathBuf>,
+}
+
+/// `--idn-display`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum IdnDisplayArg {
+    High,
+    Moderate,
+    Ascii,
+    Unicode,
+}
+
+impl From<IdnDisplayArg> for irinorm::IdnDisplay {
+    fn from(p: IdnDisplayArg) -> Self {
+        match p {
+            IdnDisplayArg::High => irinorm::IdnDisplay::High,
+            IdnDisplayArg::Moderate => irinorm::IdnDisplay::Moderate,
+            IdnDisplayArg::Ascii => irinorm::IdnDisplay::Ascii,
+            IdnDisplayArg::Unicode => irinorm::IdnDisplay::Unicode,
+        }
+    }
+}
+
+/// `irinorm check`.
+#[derive(Debug, Clone, Args)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub display: DisplayArgs,
+
+    /// Report only findings of this severity or worse.
+    #[arg(long, value_enum, value_name = "SEVERITY", default_value_t = SeverityArg::Info)]
+    pub min_severity: SeverityArg,
+
+    /// Exit with status 1 when a finding of this severity or worse is found.
+    #[arg(long, value_enum, value_name = "SEVERITY", default_value_t = SeverityArg::Error)]
+    pub fail_on: SeverityArg,
+
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// A severity of `check`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SeverityArg {
+    Info,
+    Warning,
+    Error,
+}
+
+impl From<SeverityArg> for irinorm::check::Severity {
+    fn from(s: SeverityArg) -> Self {
+        match s {
+            SeverityArg::Info => irinorm::check::Severity::Info,
+            SeverityArg::Warning => irinorm::check::Severity::Warning,
+            SeverityArg::Error => irinorm::check::Severity::Error,
+        }
+    }
 }
 
 /// What `convert` converts to.

@@ -1,7 +1,6 @@
 //! `irinorm normalize` and `irinorm convert`: one output per input line or
 //! record, in order, streaming (bounded memory on endless stdin).
 
-use std::borrow::Cow;
 use std::time::Instant;
 
 use irinorm::batch::{self, Format, KeyFn, MapConfig, MapOutput, OutputFile};
@@ -39,12 +38,14 @@ pub fn convert(a: &ConvertArgs) -> Result<i32, CliError> {
         )));
     }
     let prep = prep(&a.run.input, None, None)?;
-    let conv: fn(&str) -> irinorm::Result<Cow<'_, str>> = match a.to {
-        ConvertTo::Uri => irinorm::to_uri,
-        ConvertTo::Iri => irinorm::to_iri,
-    };
-    let key = batch::key_fn(prep, conv);
-    run(&a.run, a.format, &key)
+    let policy = super::check::display_policy(&a.display)?;
+    match a.to {
+        ConvertTo::Uri => run(&a.run, a.format, &batch::key_fn(prep, irinorm::to_uri)),
+        ConvertTo::Iri => {
+            let to_iri = super::check::to_iri_fn(&policy);
+            run(&a.run, a.format, &batch::key_fn(prep, to_iri))
+        }
+    }
 }
 
 fn run(run: &RunArgs, out_format: Option<FormatArg>, key: &KeyFn<'_>) -> Result<i32, CliError> {

@@ -2,6 +2,7 @@
 //! configurations ([`normalizer`], [`prep`], [`format`]), the worker pool,
 //! the rejects output and the summary on stderr.
 
+mod check;
 mod dedup;
 mod info;
 mod links;
@@ -46,6 +47,7 @@ pub fn run(cli: Cli) -> Result<i32, CliError> {
         Command::Learn(a) => info::learn(&a),
         Command::Links(a) => links::run(&a),
         Command::Seen(a) => seen::run(&a),
+        Command::Check(a) => check::run(&a),
     }
 }
 
@@ -69,7 +71,8 @@ pub fn normalizer(k: &KeyArgs) -> Result<Normalizer, CliError> {
         level,
         form,
         nfc: k.nfc,
-    });
+    })
+    .with_idn_display(check::display_policy(&k.display)?);
     if level == Level::Protocol {
         let rules = match &k.rules {
             Some(list) => Rules::parse_list(list)
