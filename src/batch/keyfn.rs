@@ -4,48 +4,13 @@
 use std::borrow::Cow;
 
 use super::error::RejectReason;
-use super::prep;
-use crate::{IriRef, Normalizer};
+use super::prep::{self, RefKey};
+use crate::Normalizer;
 
 /// The key function of a run: a reference (and, for CSV/TSV records with a
 /// base column, the row's base) → its key, or why it has none.
 pub type KeyFn<'a> =
     dyn for<'k, 'b> Fn(&'k str, Option<&'b str>) -> Result<Cow<'k, str>, RejectReason> + Sync + 'a;
-
-/// The key of one reference: any function of its text (`to_uri`, a
-/// closure, …), or the ladder's [`Normalizer`], which also keys a
-/// reference parsed already: web mode's fast path parses each line to
-/// decide it ([`crate::web::is_own_href_parsed`]), and the ladder keys that
-/// parse instead of parsing the line again.
-pub trait RefKey {
-    /// The key of `s`.
-    fn key<'x>(&self, s: &'x str) -> crate::Result<Cow<'x, str>>;
-
-    /// The key of `r`, the [`crate::parse`] of `r.as_str()`: the same as
-    /// `self.key(r.as_str())`.
-    fn key_parsed<'x>(&self, r: &IriRef<'x>) -> crate::Result<Cow<'x, str>> {
-        self.key(r.as_str())
-    }
-}
-
-impl<F> RefKey for F
-where
-    F: for<'x> Fn(&'x str) -> crate::Result<Cow<'x, str>>,
-{
-    fn key<'x>(&self, s: &'x str) -> crate::Result<Cow<'x, str>> {
-        self(s)
-    }
-}
-
-impl RefKey for Normalizer {
-    fn key<'x>(&self, s: &'x str) -> crate::Result<Cow<'x, str>> {
-        Normalizer::key(self, s)
-    }
-
-    fn key_parsed<'x>(&self, r: &IriRef<'x>) -> crate::Result<Cow<'x, str>> {
-        Normalizer::key_parsed(self, r)
-    }
-}
 
 /// The key function of a run from a key of one reference (the ladder:
 /// `|s| normalizer.key(s)`, or `to_uri`, …), prepared by `prep`

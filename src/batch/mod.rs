@@ -46,9 +46,10 @@ mod sort;
 mod source;
 
 pub use error::{Reject, RejectReason, RunError};
-pub use keyfn::{key_fn, ladder_key_fn, KeyFn, RefKey};
+pub use keyfn::{key_fn, ladder_key_fn, KeyFn};
 pub use line::{Outcome, Stats};
 pub use observe::{Observer, Quiet};
+pub use prep::RefKey;
 pub use source::{Format, Input, RecordFormat};
 
 // The curated surface: what a user of the engine names, flat

@@ -14,11 +14,45 @@
 use std::borrow::Cow;
 use std::cell::Cell;
 
-use super::keyfn::RefKey;
 use super::RejectReason;
 use crate::decode::{encode_query, Charset};
 use crate::preprocess::{split_spaces, Mode, Preprocessor, Repairs};
 use crate::web::WebParser;
+
+/// The key of one reference: any function of its text (`to_uri`, a
+/// closure, …), or the ladder's [`Normalizer`], which also keys a
+/// reference parsed already: web mode's fast path parses each line to
+/// decide it ([`crate::web::is_own_href_parsed`]), and the ladder keys that
+/// parse instead of parsing the line again.
+pub trait RefKey {
+    /// The key of `s`.
+    fn key<'x>(&self, s: &'x str) -> crate::Result<Cow<'x, str>>;
+
+    /// The key of `r`, the [`crate::parse`] of `r.as_str()`: the same as
+    /// `self.key(r.as_str())`.
+    fn key_parsed<'x>(&self, r: &crate::IriRef<'x>) -> crate::Result<Cow<'x, str>> {
+        self.key(r.as_str())
+    }
+}
+
+impl<F> RefKey for F
+where
+    F: for<'x> Fn(&'x str) -> crate::Result<Cow<'x, str>>,
+{
+    fn key<'x>(&self, s: &'x str) -> crate::Result<Cow<'x, str>> {
+        self(s)
+    }
+}
+
+impl RefKey for crate::Normalizer {
+    fn key<'x>(&self, s: &'x str) -> crate::Result<Cow<'x, str>> {
+        crate::Normalizer::key(self, s)
+    }
+
+    fn key_parsed<'x>(&self, r: &crate::IriRef<'x>) -> crate::Result<Cow<'x, str>> {
+        crate::Normalizer::key_parsed(self, r)
+    }
+}
 
 thread_local! {
     static REPAIRS: Cell<Repairs> = const {
