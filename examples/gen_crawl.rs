@@ -179,7 +179,7 @@ fn make_url(h: &Host, rng: &mut Rng, page: u64, plain: bool, salt: u64) -> Url {
             _ => stem,
         }
     };
-    if h.paged && page % 3 == 0 {
+    if h.paged && page.is_multiple_of(3) {
         let p = 1 + rng.below(3);
         params.push(format!("page={p}"));
         identity.push_str(&format!("&page={p}"));
@@ -254,7 +254,7 @@ fn crawl_host(h: &Host, rng: &mut Rng) -> Vec<Capture> {
             continue;
         }
         let phase = fnv(&u.page_key);
-        let version = if phase % 5 == 0 {
+        let version = if phase.is_multiple_of(5) {
             let period = (30 + phase / 5 % 151) * DAY;
             (t + phase % period) / period
         } else {

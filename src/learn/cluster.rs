@@ -278,7 +278,7 @@ pub struct OriginStats {
 }
 
 impl OriginStats {
-    pub fn add(self, o: OriginStats) -> OriginStats {
+    pub fn plus(self, o: OriginStats) -> OriginStats {
         OriginStats {
             captures: self.captures + o.captures,
             clusters: self.clusters + o.clusters,

@@ -178,7 +178,7 @@ pub(crate) fn learn_origins(
         || (Vec::new(), OriginStats::default()),
         |(mut a, sa), (b, sb)| {
             a.extend(b);
-            (a, sa.add(sb))
+            (a, sa.plus(sb))
         },
     )
 }
