@@ -19,7 +19,6 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 
 use super::parts::{Parts, INDEX_NAMES};
-use super::protocol::sort_query;
 use crate::iri::HostKind;
 
 /// How a redirect's target differs from its source (scheme-rung keys).
@@ -532,6 +531,21 @@ pub(crate) fn alias_path<'p>(
         }
     }
     out
+}
+
+/// Parameters in a stable sort by name, then the rest (the order the
+/// protocol rung's `sort-query` uses); Borrowed when already sorted.
+fn sort_query(query: &str) -> Cow<'_, str> {
+    let key = |p: &&str| {
+        let n = param_name(p).len();
+        (&p.as_bytes()[..n], &p.as_bytes()[n..])
+    };
+    let mut params: Vec<&str> = query.split('&').collect();
+    if params.windows(2).all(|w| key(&w[0]) <= key(&w[1])) {
+        return Cow::Borrowed(query);
+    }
+    params.sort_by(|a, b| key(a).cmp(&key(b)));
+    Cow::Owned(params.join("&"))
 }
 
 fn path_kind(s: &str) -> Option<PathKind> {
