@@ -536,10 +536,11 @@ pub(crate) fn alias_path<'p>(
 /// Parameters in a stable sort by name, then the rest (the order the
 /// protocol rung's `sort-query` uses); Borrowed when already sorted.
 fn sort_query(query: &str) -> Cow<'_, str> {
-    let key = |p: &&str| {
+    fn key<'p>(p: &&'p str) -> (&'p [u8], &'p [u8]) {
+        let p: &'p str = p;
         let n = param_name(p).len();
         (&p.as_bytes()[..n], &p.as_bytes()[n..])
-    };
+    }
     let mut params: Vec<&str> = query.split('&').collect();
     if params.windows(2).all(|w| key(&w[0]) <= key(&w[1])) {
         return Cow::Borrowed(query);
