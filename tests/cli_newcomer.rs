@@ -337,6 +337,8 @@ fn learn_reports_rules_in_the_rules_files_columns() {
             "learn",
             "--digests",
             &cdx,
+            "--window",
+            "300d",
             "--redirects",
             redirects.to_str().unwrap(),
         ],
@@ -356,6 +358,8 @@ fn learn_reports_rules_in_the_rules_files_columns() {
             "learn",
             "--digests",
             &cdx,
+            "--window",
+            "300d",
             "--redirects",
             redirects.to_str().unwrap(),
             "-o",
@@ -370,7 +374,12 @@ fn learn_reports_rules_in_the_rules_files_columns() {
         .take_while(|l| !l.is_empty())
         .map(|l| l.split_once(',').unwrap().1.replace(',', "\t"))
         .collect();
-    let mut from_file: Vec<String> = file.lines().skip(1).map(str::to_owned).collect();
+    // The report has the file's first five columns.
+    let mut from_file: Vec<String> = file
+        .lines()
+        .skip(1)
+        .map(|l| l.split('\t').take(5).collect::<Vec<_>>().join("\t"))
+        .collect();
     let mut sorted = from_report.clone();
     sorted.sort();
     from_file.sort();

@@ -14,6 +14,7 @@
 //! Candidates with contradictions are kept in the file so a reader can see
 //! why, and never applied.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 
@@ -284,14 +285,17 @@ pub enum ContentKind {
     AliasSlash,
     AliasIndex,
     CaseInsensitivePath,
+    /// The origin ignores the order of query parameters.
+    QueryOrder,
 }
 
 impl ContentKind {
-    pub const ALL: [ContentKind; 4] = [
+    pub const ALL: [ContentKind; 5] = [
         ContentKind::IgnoreParam,
         ContentKind::AliasSlash,
         ContentKind::AliasIndex,
         ContentKind::CaseInsensitivePath,
+        ContentKind::QueryOrder,
     ];
 
     pub fn name(self) -> &'static str {
@@ -300,6 +304,7 @@ impl ContentKind {
             ContentKind::AliasSlash => "alias-slash",
             ContentKind::AliasIndex => "alias-index",
             ContentKind::CaseInsensitivePath => "case-insensitive-path",
+            ContentKind::QueryOrder => "query-order",
         }
     }
 
@@ -315,6 +320,9 @@ impl ContentKind {
             ContentKind::AliasIndex => "/d/PATTERN and /d/ returned the same content; PATTERN is dropped",
             ContentKind::CaseInsensitivePath => {
                 "paths differing only in ASCII case returned the same content; the path is lowercased (not %XX)"
+            }
+            ContentKind::QueryOrder => {
+                "the same parameters in another order returned the same content; parameters are sorted by name, then value"
             }
         }
     }
@@ -338,8 +346,41 @@ pub struct ContentRule {
     pub kind: ContentKind,
     /// Parameter name, `no-extension`/`extension`, index name, or `*`.
     pub pattern: String,
+    /// Independent pages whose same-content captures support the rule.
     pub support: usize,
+    /// 0 when applied; for a refused candidate, the disagreeing merged
+    /// pairs beyond the drift baseline (at least 1). Never applied when > 0.
     pub contradictions: usize,
+    /// The evidence behind the verdict (0 when unknown, as in files written
+    /// before these columns).
+    pub evidence: Evidence,
+}
+
+/// What a content rule was judged on: its clusters, the capture pairs it
+/// merges, how many of those disagree, and how many would by drift alone.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Evidence {
+    /// Same-digest clusters in which the rule's part varies.
+    pub clusters: usize,
+    /// Pairs of captures (nearest in time) the rule merges.
+    pub pairs: usize,
+    /// Of those, pairs with different digests.
+    pub disagreeing: usize,
+    /// The origin's drift baseline: the share of same-URL capture pairs at
+    /// the same time gaps that differ, in millionths.
+    pub drift_ppm: u32,
+}
+
+impl Evidence {
+    /// The drift baseline as a rate.
+    pub fn drift(&self) -> f64 {
+        f64::from(self.drift_ppm) / 1e6
+    }
+
+    /// The merged pairs' disagreement rate.
+    pub fn disagreement(&self) -> f64 {
+        self.disagreeing as f64 / self.pairs.max(1) as f64
+    }
 }
 
 impl ContentRule {
@@ -354,6 +395,7 @@ struct OriginRules {
     slash: Vec<PathKind>,
     index: Vec<&'static str>,
     case: bool,
+    order: bool,
 }
 
 /// Rules learned from digests: every candidate, and the active ones indexed
@@ -385,6 +427,7 @@ impl ContentRules {
                     .index
                     .extend(INDEX_NAMES.iter().find(|n| **n == c.pattern)),
                 ContentKind::CaseInsensitivePath => o.case = true,
+                ContentKind::QueryOrder => o.order = true,
             }
         }
         ContentRules {
@@ -437,34 +480,73 @@ impl ContentRules {
                 }
             }
         }
-        if !p.path.starts_with('/') {
-            return changed;
-        }
-        if o.case {
-            let lower = lowercase_path(&p.path);
-            if lower != *p.path {
-                p.path = lower.into();
-                changed = true;
-            }
-        }
-        for n in &o.index {
-            if let Some(dir) = p.path.strip_suffix(n) {
-                if dir.ends_with('/') {
-                    p.path = dir.to_owned().into();
+        if o.order {
+            if let Some(q) = &p.query {
+                if let Cow::Owned(sorted) = sort_query(q) {
+                    p.query = Some(sorted.into());
                     changed = true;
-                    break;
                 }
             }
         }
-        if let Some(dir) = p.path.strip_suffix('/') {
-            let seg = &dir[dir.rfind('/').map_or(0, |i| i + 1)..];
-            if !seg.is_empty() && o.slash.contains(&segment_kind(seg)) {
-                p.path = dir.to_owned().into();
-                changed = true;
-            }
+        if !p.path.starts_with('/') {
+            return changed;
+        }
+        if let Cow::Owned(path) = alias_path(&p.path, o.case, &o.index, &o.slash) {
+            p.path = path.into();
+            changed = true;
         }
         changed
     }
+}
+
+/// A path (starting with `/`) under the path rules of a content rule set,
+/// in the order [`ContentRules`] applies them: lowercase (`case`), drop the
+/// first matching index name, drop a trailing slash after a last segment of
+/// a kind in `slash`. The learner keys candidate sets with this same code.
+pub(crate) fn alias_path<'p>(
+    path: &'p str,
+    case: bool,
+    index: &[&str],
+    slash: &[PathKind],
+) -> Cow<'p, str> {
+    let mut out = Cow::Borrowed(path);
+    if case {
+        let lower = lowercase_path(&out);
+        if lower != *out {
+            out = Cow::Owned(lower);
+        }
+    }
+    for n in index {
+        if let Some(dir) = out.strip_suffix(n) {
+            if dir.ends_with('/') {
+                out = Cow::Owned(dir.to_owned());
+                break;
+            }
+        }
+    }
+    if let Some(dir) = out.strip_suffix('/') {
+        let seg = &dir[dir.rfind('/').map_or(0, |i| i + 1)..];
+        if !seg.is_empty() && slash.contains(&segment_kind(seg)) {
+            out = Cow::Owned(dir.to_owned());
+        }
+    }
+    out
+}
+
+/// Parameters in a stable sort by name, then the rest (the order the
+/// protocol rung's `sort-query` uses); Borrowed when already sorted.
+fn sort_query(query: &str) -> Cow<'_, str> {
+    fn key<'p>(p: &&'p str) -> (&'p [u8], &'p [u8]) {
+        let p: &'p str = p;
+        let n = param_name(p).len();
+        (&p.as_bytes()[..n], &p.as_bytes()[n..])
+    }
+    let mut params: Vec<&str> = query.split('&').collect();
+    if params.windows(2).all(|w| key(&w[0]) <= key(&w[1])) {
+        return Cow::Borrowed(query);
+    }
+    params.sort_by(|a, b| key(a).cmp(&key(b)));
+    Cow::Owned(params.join("&"))
 }
 
 fn path_kind(s: &str) -> Option<PathKind> {
@@ -557,7 +639,7 @@ pub fn rule_kinds() -> Vec<(&'static str, &'static str, &'static str, &'static s
             ContentKind::IgnoreParam => "NAME",
             ContentKind::AliasSlash => "no-extension|extension",
             ContentKind::AliasIndex => "NAME",
-            ContentKind::CaseInsensitivePath => "*",
+            ContentKind::CaseInsensitivePath | ContentKind::QueryOrder => "*",
         };
         v.push(("digests", k.name(), pattern, k.description()));
     }
@@ -565,7 +647,8 @@ pub fn rule_kinds() -> Vec<(&'static str, &'static str, &'static str, &'static s
 }
 
 /// Header of the rules file.
-pub const RULES_HEADER: &str = "#host\tkind\tpattern\tsupport\tcontradictions";
+pub const RULES_HEADER: &str =
+    "#host\tkind\tpattern\tsupport\tcontradictions\tclusters\tpairs\tdisagreeing\tdrift";
 
 impl Learned {
     /// Add rules learned from digests (replacing earlier ones).
@@ -606,9 +689,18 @@ impl Learned {
             }
         }
         for c in self.content.candidates() {
+            let e = &c.evidence;
             out.push_str(&format!(
-                "{}\t{}\t{}\t{}\t{}\n",
-                c.origin, c.kind, c.pattern, c.support, c.contradictions
+                "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{:.6}\n",
+                c.origin,
+                c.kind,
+                c.pattern,
+                c.support,
+                c.contradictions,
+                e.clusters,
+                e.pairs,
+                e.disagreeing,
+                e.drift()
             ));
         }
         out
@@ -632,8 +724,33 @@ impl Learned {
                 )
             };
             let f: Vec<&str> = line.split('\t').collect();
-            let [host, kind, pattern, support, contra] = f.as_slice() else {
-                return Err(bad("want 5 tab-separated fields"));
+            let (fixed, more) = f.split_at(f.len().min(5));
+            let [host, kind, pattern, support, contra] = fixed else {
+                return Err(bad("want 5 or 9 tab-separated fields"));
+            };
+            let evidence = match more {
+                [] => Evidence::default(),
+                [clusters, pairs, disagreeing, drift] => {
+                    let n = |s: &str| s.parse::<usize>().ok();
+                    let drift = drift
+                        .parse::<f64>()
+                        .ok()
+                        .filter(|d| (0.0..=1.0).contains(d));
+                    match (n(clusters), n(pairs), n(disagreeing), drift) {
+                        (Some(clusters), Some(pairs), Some(disagreeing), Some(d)) => Evidence {
+                            clusters,
+                            pairs,
+                            disagreeing,
+                            drift_ppm: (d * 1e6).round() as u32,
+                        },
+                        _ => {
+                            return Err(bad(
+                                "clusters, pairs, disagreeing or drift is not a number",
+                            ))
+                        }
+                    }
+                }
+                _ => return Err(bad("want 5 or 9 tab-separated fields")),
             };
             let support: usize = support
                 .parse()
@@ -648,7 +765,7 @@ impl Learned {
                         matches!(*pattern, "no-extension" | "extension")
                     }
                     ContentKind::AliasIndex => INDEX_NAMES.contains(pattern),
-                    ContentKind::CaseInsensitivePath => *pattern == "*",
+                    ContentKind::CaseInsensitivePath | ContentKind::QueryOrder => *pattern == "*",
                 };
                 if !ok || !host.contains("://") {
                     return Err(bad("bad origin or pattern for this kind"));
@@ -659,8 +776,12 @@ impl Learned {
                     pattern: (*pattern).to_owned(),
                     support,
                     contradictions,
+                    evidence,
                 });
             } else {
+                if !more.is_empty() {
+                    return Err(bad("a redirect rule has 5 fields"));
+                }
                 let change = Change::from_name(kind).ok_or_else(|| bad("unknown rule kind"))?;
                 let path_kind = path_kind(pattern).ok_or_else(|| bad("unknown path kind"))?;
                 if change == Change::Other {

@@ -1,53 +1,17 @@
-//! The digest learner: protocol-rung rules learned from content digests
-//! (draft-ietf-iri-3987bis §5.3.4). Its records are read in
-//! [`super::records`]; the rules it makes are held, written to the rules
-//! file and applied in `ladder::learned`.
+//! Content rules learned from crawl captures with content digests
+//! (draft-ietf-iri-3987bis §5.3.4): which query parameters, parameter
+//! orders and path spellings never change what an origin returns.
 //!
-//! §5.3.4 allows protocol-based equivalence "only … when equivalence is
-//! clearly indicated by both the result of accessing the resources and the
-//! common conventions of their scheme's dereference algorithm". A crawl's
-//! (URL, content digest[, timestamp]) records are the first kind of
-//! evidence: two URLs that returned identical bytes. This is the "DUST"
-//! problem (Bar-Yossef, Keidar, Schonfeld, *Do not crawl in the DUST*,
-//! WWW 2007; Dasgupta, Kumar, Sasturkar, *De-duping URLs via rewrite rules*,
-//! KDD 2008), restricted to rules that keep the key's
-//! scheme/authority/path boundary.
-//!
-//! Every URL is first put in its scheme-rung key (fragment dropped); records
-//! with user info or without an authority are not evidence. Rules are learned
-//! per **origin** (`scheme://host[:port]`), so they never cross hosts or
-//! schemes. Kinds ([`ContentKind`]):
-//!
-//! * `ignore-param NAME` — two captures that differ only in the presence or
-//!   value of query parameter `NAME` (every other parameter and the path
-//!   equal) are a *pair*; equal digests support the rule, different digests
-//!   contradict it;
-//! * `alias-slash KIND` — `/d/` and `/d` (same query); `KIND` is
-//!   `no-extension` or `extension` of the last segment, as for redirects;
-//!   applied by removing the slash;
-//! * `alias-index NAME` — `/d/NAME` and `/d/` (NAME one of
-//!   [`INDEX_NAMES`]); applied by removing NAME;
-//! * `case-insensitive-path` — two spellings of a path that differ only in
-//!   ASCII case; applied by lowercasing the path (not `%XX` escapes).
-//!
-//! A *pair* is only evidence when its two captures are at most `window`
-//! seconds apart (default [`DEFAULT_WINDOW`], 2 days: one crawl pass);
-//! content drifts, and two captures a year apart may differ for reasons that
-//! are not the parameter. **Support** is the number of *independent* pages
-//! with an agreeing pair: distinct (path, other parameters) for a parameter,
-//! distinct paths for an alias; repeated captures of one page count once. A
-//! page with a differing pair is a **contradiction** — unless one of the two
-//! URLs itself returned other content within the window (its page changed
-//! then: drift, not the parameter). A rule is active when support ≥
-//! `min_evidence` (default [`MIN_EVIDENCE`], 3) and it has **zero**
-//! contradicting pages. A capture without a timestamp is taken to be within
-//! the window of every other capture, and never counts as drift (the
-//! conservative choice). Candidates that reached the support but were
-//! contradicted are kept (and written to the rules file) so a reader can
-//! see why; they are never applied.
-//!
-//! Cost: pairs are formed inside groups of captures of one page, so time is
-//! linear in the records plus quadratic in the captures of a single page.
+//! Input: (URL, digest, timestamp) records, status 200 only (the readers in
+//! [`records`](super::records) drop the others: a redirect's or an error
+//! page's digest is shared by unrelated URLs). Each origin
+//! (`scheme://host[:port]` of the scheme-rung key; rules never cross hosts
+//! or schemes) is learned on its own by [`cluster`](super::cluster): evidence
+//! from clusters of same-digest captures, each candidate judged by the
+//! capture pairs it would merge against the origin's drift baseline (the
+//! same URL's captures over the same time gaps). [`learn`] takes records in
+//! memory; [`super::stream`] learns a SURT-sorted CDX/CDXJ one host at a
+//! time.
 //!
 //! ```
 //! use irinorm::learn::digest::{learn, DigestOptions, DigestRecord};
@@ -63,38 +27,63 @@
 //! assert_eq!(rules.active().count(), 1);
 //! ```
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::HashMap;
 
+use rayon::prelude::*;
+
+use super::cluster::{Origin, OriginStats, Thresholds};
 use super::records::timestamp_secs;
 use super::MIN_EVIDENCE;
 use crate::iri::parse;
-use crate::ladder::learned::{lowercase_path, origin, param_name, segment_kind};
-use crate::ladder::parts::{Parts, INDEX_NAMES};
+use crate::ladder::learned::origin;
+use crate::ladder::parts::Parts;
 use crate::ladder::{key, Level};
 
 pub use super::records::{read_records, DigestFormat, DigestRecord, ReadResult};
 pub use crate::ladder::learned::{
-    rule_kinds, ContentKind, ContentRule, ContentRules, RULES_HEADER,
+    rule_kinds, ContentKind, ContentRule, ContentRules, Evidence, RULES_HEADER,
 };
 
-/// Default window: 2 days, in seconds — the captures of one crawl pass.
-pub const DEFAULT_WINDOW: i64 = 2 * 86_400;
+/// Default significance: a candidate whose merged pairs disagree more than
+/// drift explains with a Poisson tail probability below this is refused.
+pub const DEFAULT_SIGNIFICANCE: f64 = 0.05;
+
+/// Default largest excess disagreement over drift, as a share of a rule's
+/// merged pairs, that a rule must be shown to stay below.
+pub const DEFAULT_MAX_EXCESS: f64 = 1.0;
 
 /// Thresholds of [`learn`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DigestOptions {
-    /// Independent agreeing pages needed (at least 1).
+    /// Independent supporting pages needed (at least 1).
     pub min_evidence: usize,
-    /// Contradictions count only between captures at most this many
-    /// seconds apart.
-    pub window: i64,
+    /// See [`DEFAULT_SIGNIFICANCE`].
+    pub significance: f64,
+    /// Capture pairs farther apart than this many seconds are neither
+    /// evidence nor contradiction; `None`: every pair counts.
+    pub window: Option<i64>,
+    /// See [`DEFAULT_MAX_EXCESS`].
+    pub max_excess: f64,
 }
 
 impl Default for DigestOptions {
     fn default() -> Self {
         DigestOptions {
             min_evidence: MIN_EVIDENCE,
-            window: DEFAULT_WINDOW,
+            significance: DEFAULT_SIGNIFICANCE,
+            window: None,
+            max_excess: DEFAULT_MAX_EXCESS,
+        }
+    }
+}
+
+impl DigestOptions {
+    pub(crate) fn thresholds(&self) -> Thresholds {
+        Thresholds {
+            min_evidence: self.min_evidence.max(1),
+            significance: self.significance,
+            window: self.window,
+            max_excess: self.max_excess,
         }
     }
 }
@@ -136,312 +125,62 @@ pub fn parse_window(s: &str) -> Result<i64, String> {
         .ok_or_else(|| format!("window {s:?} is too long"))
 }
 
-/// A capture reduced to evidence: interned digest and time.
-#[derive(Debug, Clone, Copy)]
-struct Cap {
-    digest: u32,
-    time: Option<i64>,
-}
-
-/// Evidence of one page: its captures grouped by spelling (the URL, or the
-/// parameter's own part of it), compared across spellings.
-///
-/// A pair of captures of two spellings counts only within the window (a
-/// capture without a timestamp is within every window). Equal digests:
-/// agreement. Different digests: a contradiction unless one side is
-/// *unstable* — its own URL returned other content within the window (both
-/// timestamps known): drift, not the spelling. Returns (agree, contradict).
-///
-/// Cost: sorting plus the pairs inside one window, with an early exit; when
-/// every stable capture has one digest no contradiction is possible and the
-/// scan stops at the first agreement.
-fn compare_group(spellings: &[&[Cap]], window: i64) -> (bool, bool) {
-    // (time, digest, spelling, unstable)
-    let mut timed: Vec<(i64, u32, usize, bool)> = Vec::new();
-    let mut untimed: Vec<(u32, usize)> = Vec::new();
-    for (s, caps) in spellings.iter().enumerate() {
-        let mut t: Vec<(i64, u32)> = caps
-            .iter()
-            .filter_map(|c| c.time.map(|t| (t, c.digest)))
-            .collect();
-        t.sort_unstable();
-        // In time order, the nearest capture with another digest is just
-        // outside the run of equal digests.
-        let n = t.len();
-        let mut i = 0;
-        while i < n {
-            let mut e = i;
-            while e < n && t[e].1 == t[i].1 {
-                e += 1;
-            }
-            for k in i..e {
-                let unstable = (i > 0 && t[k].0 - t[i - 1].0 <= window)
-                    || (e < n && t[e].0 - t[k].0 <= window);
-                timed.push((t[k].0, t[k].1, s, unstable));
-            }
-            i = e;
-        }
-        untimed.extend(
-            caps.iter()
-                .filter(|c| c.time.is_none())
-                .map(|c| (c.digest, s)),
-        );
+/// A capture's URL as the learner sees it: (origin, path, query) of the
+/// scheme-rung key; `None` for a URL that is no evidence (not a valid
+/// reference, no authority, user info, or a path not starting with `/`).
+pub(crate) fn split_url(url: &str) -> Option<(String, String, Option<String>)> {
+    let k = key(url.trim(), Level::Scheme).ok()?;
+    let iri = parse(&k).ok()?;
+    let p = Parts::of(&iri);
+    if !p.has_authority || !p.userinfo.is_empty() || !p.path.starts_with('/') {
+        return None;
     }
-    let stable_digests: BTreeSet<u32> = timed
-        .iter()
-        .filter(|x| !x.3)
-        .map(|x| x.1)
-        .chain(untimed.iter().map(|x| x.0))
-        .collect();
-    // A contradiction needs two stable captures with different digests.
-    let contra_possible = stable_digests.len() >= 2;
-    let mut v = Verdict {
-        agree: false,
-        contra: false,
-        contra_possible,
-    };
-    timed.sort_unstable_by_key(|x| x.0);
-    'scan: for i in 0..timed.len() {
-        for j in i + 1..timed.len() {
-            if timed[j].0 - timed[i].0 > window {
-                break;
-            }
-            let (a, b) = (timed[i], timed[j]);
-            if v.pair((a.1, a.2, a.3), (b.1, b.2, b.3)) {
-                break 'scan;
-            }
-        }
-    }
-    if !untimed.is_empty() && !v.contra {
-        if timed.is_empty() {
-            // Only untimed captures: every pair is compared.
-            let mut spellings_of: HashMap<u32, BTreeSet<usize>> = HashMap::new();
-            for &(d, s) in &untimed {
-                spellings_of.entry(d).or_default().insert(s);
-            }
-            v.agree |= spellings_of.values().any(|s| s.len() >= 2);
-            let spellings: BTreeSet<usize> = untimed.iter().map(|x| x.1).collect();
-            v.contra = spellings.len() >= 2 && spellings_of.len() >= 2;
-        } else {
-            'mixed: for (i, &(d, s)) in untimed.iter().enumerate() {
-                let others = untimed[i + 1..]
-                    .iter()
-                    .map(|&(d2, s2)| (d2, s2, false))
-                    .chain(timed.iter().map(|x| (x.1, x.2, x.3)));
-                for b in others {
-                    if v.pair((d, s, false), b) {
-                        break 'mixed;
-                    }
-                }
-            }
-        }
-    }
-    (v.agree, v.contra)
+    Some((
+        origin(&p),
+        p.path.to_string(),
+        p.query.as_deref().map(str::to_owned),
+    ))
 }
 
-struct Verdict {
-    agree: bool,
-    contra: bool,
-    /// Some stable captures differ: a contradiction may still be found.
-    contra_possible: bool,
-}
-
-impl Verdict {
-    /// Record the pair (digest, spelling, unstable) × …; `true` when the
-    /// verdict can no longer change.
-    fn pair(&mut self, a: (u32, usize, bool), b: (u32, usize, bool)) -> bool {
-        if a.1 != b.1 {
-            if a.0 == b.0 {
-                self.agree = true;
-            } else if !a.2 && !b.2 {
-                self.contra = true;
-            }
-        }
-        self.contra || (self.agree && !self.contra_possible)
-    }
-}
-
-#[derive(Default)]
-struct Tally {
-    support: usize,
-    contradictions: usize,
-}
-
-impl Tally {
-    fn add(&mut self, (agree, contra): (bool, bool)) {
-        if contra {
-            self.contradictions += 1;
-        } else if agree {
-            self.support += 1;
-        }
-    }
-}
-
-struct Capture {
-    origin: String,
-    path: String,
-    query: Option<String>,
-    cap: Cap,
-}
-
-/// Learn content rules from captures (see the module documentation).
-/// Records whose URL does not parse, or without an authority, are skipped.
+/// Learn content rules from captures held in memory (see the module
+/// documentation), origins in parallel. Records whose URL is no evidence
+/// are skipped and counted.
 pub fn learn(records: &[DigestRecord], opts: &DigestOptions) -> ContentRules {
-    let min = opts.min_evidence.max(1);
-    let mut digests: HashMap<&str, u32> = HashMap::new();
-    let mut caps: Vec<Capture> = Vec::with_capacity(records.len());
+    let mut origins: HashMap<String, Origin> = HashMap::new();
+    let mut unusable = 0;
     for r in records {
-        let Ok(k) = key(r.url.trim(), Level::Scheme) else {
+        let Some((o, path, query)) = split_url(&r.url) else {
+            unusable += 1;
             continue;
         };
-        let Ok(iri) = parse(&k) else { continue };
-        let p = Parts::of(&iri);
-        if !p.has_authority || !p.userinfo.is_empty() || !p.path.starts_with('/') {
-            continue;
-        }
-        let n = digests.len() as u32;
-        let digest = *digests.entry(r.digest.as_str()).or_insert(n);
-        caps.push(Capture {
-            origin: origin(&p),
-            path: p.path.to_string(),
-            query: p
-                .query
-                .as_deref()
-                .filter(|q| !q.is_empty())
-                .map(str::to_owned),
-            cap: Cap {
-                digest,
-                time: r.timestamp.as_deref().and_then(timestamp_secs),
-            },
-        });
+        let time = r.timestamp.as_deref().and_then(timestamp_secs);
+        origins
+            .entry(o)
+            .or_insert_with_key(|o| Origin::new(o.clone()))
+            .push(&path, query.as_deref(), &r.digest, time);
     }
-    let mut tallies: BTreeMap<(String, ContentKind, String), Tally> = BTreeMap::new();
-    let w = opts.window;
-
-    // Parameters: group by (origin, name, path + other params); the
-    // spelling is the parameter's own part (absent = "").
-    {
-        // (origin, path?query) → captures; used for "parameter absent".
-        let mut exact: HashMap<(&str, String), Vec<Cap>> = HashMap::new();
-        for c in &caps {
-            let full = match &c.query {
-                Some(q) => format!("{}?{q}", c.path),
-                None => c.path.clone(),
-            };
-            exact.entry((&c.origin, full)).or_default().push(c.cap);
-        }
-        type Groups<'a> = BTreeMap<(&'a str, &'a str, String), BTreeMap<String, Vec<Cap>>>;
-        let mut groups: Groups = BTreeMap::new();
-        for c in &caps {
-            let Some(q) = &c.query else { continue };
-            let params: Vec<&str> = q.split('&').collect();
-            let names: BTreeSet<&str> = params.iter().map(|kv| param_name(kv)).collect();
-            for name in names {
-                let (mine, rest): (Vec<&str>, Vec<&str>) =
-                    params.iter().partition(|kv| param_name(kv) == name);
-                let rest = if rest.is_empty() {
-                    c.path.clone()
-                } else {
-                    format!("{}?{}", c.path, rest.join("&"))
-                };
-                groups
-                    .entry((&c.origin, name, rest))
-                    .or_default()
-                    .entry(mine.join("&"))
-                    .or_default()
-                    .push(c.cap);
-            }
-        }
-        for ((origin, name, rest), mut spellings) in groups {
-            if let Some(absent) = exact.get(&(origin, rest.clone())) {
-                spellings.insert(String::new(), absent.clone());
-            }
-            if spellings.len() < 2 {
-                continue;
-            }
-            let s: Vec<&[Cap]> = spellings.values().map(Vec::as_slice).collect();
-            tallies
-                .entry((origin.to_owned(), ContentKind::IgnoreParam, name.to_owned()))
-                .or_default()
-                .add(compare_group(&s, w));
-        }
-    }
-
-    // Path aliases: slash and index, between exact (path, query) groups.
-    let mut by_page: HashMap<(&str, &str, Option<&str>), Vec<Cap>> = HashMap::new();
-    for c in &caps {
-        by_page
-            .entry((&c.origin, &c.path, c.query.as_deref()))
-            .or_default()
-            .push(c.cap);
-    }
-    let mut pages: Vec<_> = by_page.keys().copied().collect();
-    pages.sort();
-    for &(origin, path, query) in &pages {
-        let here = &by_page[&(origin, path, query)];
-        if let Some(dir) = path.strip_suffix('/') {
-            let seg = &dir[dir.rfind('/').map_or(0, |i| i + 1)..];
-            if !seg.is_empty() {
-                if let Some(other) = by_page.get(&(origin, dir, query)) {
-                    let kind = segment_kind(seg);
-                    tallies
-                        .entry((origin.to_owned(), ContentKind::AliasSlash, kind.to_string()))
-                        .or_default()
-                        .add(compare_group(&[here, other], w));
-                }
-            }
-        }
-        for n in INDEX_NAMES {
-            if let Some(dir) = path.strip_suffix(n).filter(|d| d.ends_with('/')) {
-                if let Some(other) = by_page.get(&(origin, dir, query)) {
-                    tallies
-                        .entry((origin.to_owned(), ContentKind::AliasIndex, (*n).to_owned()))
-                        .or_default()
-                        .add(compare_group(&[here, other], w));
-                }
-            }
-        }
-    }
-    // Case: group by lowercased path (same query).
-    type BySpelling<'a> = BTreeMap<&'a str, &'a [Cap]>;
-    let mut by_lower: BTreeMap<(&str, String, Option<&str>), BySpelling> = BTreeMap::new();
-    for &(origin, path, query) in &pages {
-        by_lower
-            .entry((origin, lowercase_path(path), query))
-            .or_default()
-            .insert(path, by_page[&(origin, path, query)].as_slice());
-    }
-    for ((origin, _, _), spellings) in by_lower {
-        if spellings.len() >= 2 {
-            tallies
-                .entry((
-                    origin.to_owned(),
-                    ContentKind::CaseInsensitivePath,
-                    "*".into(),
-                ))
-                .or_default()
-                .add(compare_group(
-                    &spellings.into_values().collect::<Vec<_>>(),
-                    w,
-                ));
-        }
-    }
-
-    let candidates = tallies
-        .into_iter()
-        .filter(|(_, t)| t.support >= min)
-        .map(|((origin, kind, pattern), t)| ContentRule {
-            origin,
-            kind,
-            pattern,
-            support: t.support,
-            contradictions: t.contradictions,
-        })
-        .collect();
-    let mut rules = ContentRules::from_candidates(candidates);
+    let origins: Vec<Origin> = origins.into_values().collect();
+    let (rules, _) = learn_origins(&origins, opts);
+    let mut rules = ContentRules::from_candidates(rules);
     rules.records = records.len();
-    rules.unusable = records.len() - caps.len();
+    rules.unusable = unusable;
     rules
+}
+
+/// Learn several origins on the rayon pool: their candidates and summed
+/// statistics.
+pub(crate) fn learn_origins(
+    origins: &[Origin],
+    opts: &DigestOptions,
+) -> (Vec<ContentRule>, OriginStats) {
+    let t = opts.thresholds();
+    origins.par_iter().map(|o| o.learn(&t)).reduce(
+        || (Vec::new(), OriginStats::default()),
+        |(mut a, sa), (b, sb)| {
+            a.extend(b);
+            (a, sa.plus(sb))
+        },
+    )
 }
 
 #[cfg(test)]

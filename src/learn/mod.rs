@@ -35,6 +35,7 @@
 //! The rules are applied by the ladder (`ladder::learned`); this
 //! module and [`digest`] only produce them.
 
+pub mod cluster;
 pub mod digest;
 pub mod records;
 
@@ -234,6 +235,10 @@ impl Learned {
                 Some(m) => {
                     m.support += c.support;
                     m.contradictions += c.contradictions;
+                    m.evidence.clusters += c.evidence.clusters;
+                    m.evidence.pairs += c.evidence.pairs;
+                    m.evidence.disagreeing += c.evidence.disagreeing;
+                    m.evidence.drift_ppm = m.evidence.drift_ppm.max(c.evidence.drift_ppm);
                 }
                 None => {
                     content.insert(k, c.clone());

@@ -112,7 +112,7 @@ pub enum Command {
     /// redirect evidence, learned together with --redirects.
     #[command(after_help = "Examples:\n  \
         irinorm learn --redirects crawl-redirects.csv\n  \
-        irinorm learn --digests crawl.cdx --min-evidence 3 --window 2d -o rules.tsv\n  \
+        irinorm learn --digests crawl.cdxj --min-evidence 3 -o rules.tsv\n  \
         irinorm learn --digests captures.csv --redirects crawl-redirects.csv -o rules.tsv\n  \
         irinorm dedup --level protocol --learned rules.tsv frontier.txt")]
     Learn(LearnArgs),
@@ -321,12 +321,18 @@ pub struct LearnArgs {
     #[arg(long, value_name = "N", default_value_t = irinorm::learn::MIN_EVIDENCE)]
     pub min_evidence: usize,
 
-    /// Digests: two captures are a pair (support or contradiction) only
-    /// when at most this far apart: `2d`, `36h`, `90m`, `3600s` (default
-    /// 2d, one crawl pass; content drifts over time).
-    #[arg(long, value_name = "DURATION", default_value = "2d",
+    /// Digests: capture pairs farther apart than this are neither evidence
+    /// nor contradiction: `400d`, `36h`, `90m`, `3600s`, `1w` (default: every
+    /// pair counts; drift is judged per time gap).
+    #[arg(long, value_name = "DURATION",
           value_parser = irinorm::learn::digest::parse_window)]
-    pub window: i64,
+    pub window: Option<i64>,
+
+    /// Digests: a candidate is refused when its merged pairs disagree more
+    /// often than the origin's drift at the same time gaps explains, with a
+    /// Poisson tail probability below P.
+    #[arg(long, value_name = "P", default_value_t = irinorm::learn::digest::DEFAULT_SIGNIFICANCE)]
+    pub significance: f64,
 
     /// Write the rules file here (TSV host,kind,pattern,support,
     /// contradictions; replaced atomically) instead of printing a report.

@@ -172,7 +172,9 @@ pub fn learn(a: &LearnArgs) -> Result<i32, CliError> {
         pairs.extend(r.redirects.iter().cloned());
         let opts = DigestOptions {
             min_evidence: a.min_evidence,
+            significance: a.significance,
             window: a.window,
+            ..DigestOptions::default()
         };
         content = Some(digest::learn(&r.records, &opts));
     }
@@ -228,10 +230,17 @@ pub fn learn(a: &LearnArgs) -> Result<i32, CliError> {
         ));
     }
     t.push_str(&format!(
-        "a rule needs {} agreeing observations{} and no contradiction\n",
+        "a rule needs {} agreeing observations (digests: pages){}\n",
         a.min_evidence,
         if read.is_some() {
-            format!(" (digests: pages within {})", duration(a.window))
+            format!(
+                "; a digest rule is refused when its merged pairs disagree beyond the origin's \
+                 drift (Poisson p < {}){}",
+                a.significance,
+                a.window
+                    .map(|w| format!(", pairs within {}", duration(w)))
+                    .unwrap_or_default()
+            )
         } else {
             String::new()
         }

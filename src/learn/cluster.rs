@@ -1,0 +1,692 @@
+//! The rules of one origin learned from clusters of same-content captures,
+//! judged against the origin's own content drift (draft-ietf-iri-3987bis
+//! §5.3.4: equivalence "clearly indicated by … the result of accessing the
+//! resources").
+//!
+//! **Evidence.** The captures of one origin with one digest form a
+//! *cluster*: URLs that returned identical content. A cluster is evidence
+//! only when its URLs are spellings of *one page*: once every path alias
+//! (ASCII case, any index name, a trailing slash) is applied, they share one
+//! path. A digest shared by distinct paths — a soft 404, an empty page,
+//! boilerplate — says nothing about spellings and is set aside (counted as
+//! `shared`). Inside an evidence cluster, a query parameter whose fields
+//! (presence or value) differ between the URLs is a candidate; the other
+//! parameters stay put by construction, so if they appear in another order
+//! the cluster supports *query order*; two paths that one alias maps
+//! together support that alias. A candidate needs `min_evidence` distinct
+//! pages (path and unvarying parameters) among its clusters.
+//!
+//! **Judgement.** A candidate is judged by the capture pairs it merges
+//! *given the other candidates* (leave one out): captures whose keys are
+//! equal under the whole candidate set but differ without this one. Within
+//! each merged group the captures are taken in time order and each one is
+//! paired with the next of another spelling, so a pair spans the gap a
+//! crawler left. Those pairs disagree (different digests) either because
+//! the candidate selects content, or because the page changed between the
+//! two captures. The second is measured on the origin itself: the
+//! **drift baseline** is the share of consecutive captures of *the same
+//! URL* that differ, per time-gap bucket (powers of two in days). The
+//! expected disagreements of a candidate are the sum of the baseline over
+//! its pairs' gaps; it is refused when the observed count exceeds that
+//! expectation with a Poisson tail probability below `significance`
+//! (zero drift: one disagreement refuses). Refused candidates leave the set
+//! and the others are judged again until none is refused, so the accepted
+//! rules are judged *together*: every pair their union merges was judged
+//! with the rest applied. Pairs farther apart than `window` (if any) are
+//! neither evidence nor contradiction.
+
+use std::collections::HashMap;
+
+use crate::ladder::learned::{alias_path, ContentKind, ContentRule, Evidence, PathKind};
+use crate::ladder::parts::INDEX_NAMES;
+
+/// Thresholds of the cluster learner (see the module documentation).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Thresholds {
+    /// Distinct supporting pages a candidate needs (at least 1).
+    pub min_evidence: usize,
+    /// Poisson tail probability below which excess disagreement refuses.
+    pub significance: f64,
+    /// Capture pairs farther apart (seconds) are not compared.
+    pub window: Option<i64>,
+    /// Excess disagreement over drift (a share of the merged pairs) that a
+    /// rule must be shown to stay below.
+    pub max_excess: f64,
+}
+
+/// One candidate rule of an origin.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Cand {
+    Param(u32),
+    Order,
+    Case,
+    Slash(PathKind),
+    Index(&'static str),
+}
+
+/// A set of candidates, as the key function sees it.
+#[derive(Clone, Default)]
+struct Set {
+    drop: Vec<bool>,
+    order: bool,
+    case: bool,
+    slash: Vec<PathKind>,
+    index: Vec<&'static str>,
+}
+
+impl Set {
+    fn of(cands: &[Cand], names: usize) -> Set {
+        let mut s = Set {
+            drop: vec![false; names],
+            ..Set::default()
+        };
+        for c in cands {
+            match *c {
+                Cand::Param(n) => s.drop[n as usize] = true,
+                Cand::Order => s.order = true,
+                Cand::Case => s.case = true,
+                Cand::Slash(k) => s.slash.push(k),
+                Cand::Index(n) => s.index.push(n),
+            }
+        }
+        // The order `ContentRules` applies index names in.
+        s.index
+            .sort_by_key(|n| INDEX_NAMES.iter().position(|x| x == n));
+        s
+    }
+
+    /// Every path alias at once: the "one page" test of a cluster.
+    fn all_aliases(names: usize) -> Set {
+        Set {
+            drop: vec![false; names],
+            case: true,
+            slash: vec![PathKind::NoExtension, PathKind::Extension],
+            index: INDEX_NAMES.to_vec(),
+            ..Set::default()
+        }
+    }
+}
+
+#[derive(Default)]
+struct Interner {
+    ids: HashMap<String, u32>,
+    strs: Vec<String>,
+}
+
+impl Interner {
+    fn id(&mut self, s: &str) -> u32 {
+        if let Some(&i) = self.ids.get(s) {
+            return i;
+        }
+        let i = self.strs.len() as u32;
+        self.ids.insert(s.to_owned(), i);
+        self.strs.push(s.to_owned());
+        i
+    }
+}
+
+/// A distinct URL: its path and its query fields (`&`-separated, in
+/// order) with their names.
+struct Url {
+    path: u32,
+    fields: Vec<(u32, u32)>,
+}
+
+#[derive(Clone, Copy)]
+struct Cap {
+    url: u32,
+    digest: u32,
+    time: Option<i64>,
+}
+
+/// The captures of one origin, interned.
+#[derive(Default)]
+pub struct Origin {
+    pub origin: String,
+    paths: Interner,
+    names: Interner,
+    fields: Interner,
+    digests: Interner,
+    url_ids: HashMap<String, u32>,
+    urls: Vec<Url>,
+    caps: Vec<Cap>,
+}
+
+fn mix(h: u64, x: u64) -> u64 {
+    (h.rotate_left(5) ^ x).wrapping_mul(0x517c_c1b7_2722_0a95)
+}
+
+fn hash_str(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    })
+}
+
+/// Time-gap buckets: under a day, then powers of two in days.
+const BUCKETS: usize = 12;
+
+fn bucket(gap: i64) -> usize {
+    let days = gap / 86_400;
+    if days < 1 {
+        0
+    } else {
+        (1 + (63 - days.leading_zeros()) as usize).min(BUCKETS - 1)
+    }
+}
+
+/// z of the one-sided Wilson bound on drift rates (about 84 %).
+const WILSON_Z: f64 = 1.0;
+/// Same-URL pairs a bucket's drift rate is estimated from, at least.
+const BASELINE_PAIRS: usize = 20;
+
+/// Drift per gap bucket: consecutive captures of one URL that differ.
+struct Baseline {
+    rate: [f64; BUCKETS],
+}
+
+impl Baseline {
+    /// A bucket's rate is the lower end of a one-sided Wilson interval ([`WILSON_Z`])
+    /// on its pairs, joined by the pairs of the next shorter buckets until
+    /// there are [`BASELINE_PAIRS`] (drift grows with the gap, so borrowing
+    /// shorter gaps errs toward refusing, as does the lower bound: a host
+    /// with few same-URL pairs is granted little drift).
+    fn new(pairs: &[(usize, usize); BUCKETS]) -> Baseline {
+        let mut rate = [0.0; BUCKETS];
+        for b in 0..BUCKETS {
+            let (mut n, mut d) = (0, 0);
+            for &(nb, db) in pairs[..=b].iter().rev() {
+                n += nb;
+                d += db;
+                if n >= BASELINE_PAIRS {
+                    break;
+                }
+            }
+            rate[b] = wilson_lower(d, n);
+        }
+        Baseline { rate }
+    }
+}
+
+/// Lower end of the one-sided Wilson score interval of `d` in `n`.
+fn wilson_lower(d: usize, n: usize) -> f64 {
+    if n == 0 {
+        return 0.0;
+    }
+    let (n, p, z) = (n as f64, d as f64 / n as f64, WILSON_Z);
+    let centre = p + z * z / (2.0 * n);
+    let spread = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt();
+    ((centre - spread) / (1.0 + z * z / n)).max(0.0)
+}
+
+/// `P(X <= k)` for `X ~ Poisson(mean)`.
+fn poisson_head(k: usize, mean: f64) -> f64 {
+    1.0 - poisson_tail(k + 1, mean)
+}
+
+/// `P(X >= k)` for `X ~ Poisson(mean)`.
+fn poisson_tail(k: usize, mean: f64) -> f64 {
+    if k == 0 {
+        return 1.0;
+    }
+    if mean <= 0.0 {
+        return 0.0;
+    }
+    if mean > 200.0 {
+        // Normal approximation with continuity correction.
+        let z = (k as f64 - 0.5 - mean) / mean.sqrt();
+        return 0.5 * erfc(z / std::f64::consts::SQRT_2);
+    }
+    let mut term = (-mean).exp();
+    let mut below = 0.0;
+    for i in 0..k {
+        below += term;
+        term *= mean / (i + 1) as f64;
+    }
+    (1.0 - below).max(0.0)
+}
+
+/// Complementary error function (Numerical Recipes `erfcc`, |error| < 1.2e-7).
+fn erfc(x: f64) -> f64 {
+    let z = x.abs();
+    let t = 1.0 / (1.0 + 0.5 * z);
+    let r = t
+        * (-z * z - 1.265_512_23
+            + t * (1.000_023_68
+                + t * (0.374_091_96
+                    + t * (0.096_784_18
+                        + t * (-0.186_288_06
+                            + t * (0.278_868_07
+                                + t * (-1.135_203_98
+                                    + t * (1.488_515_87
+                                        + t * (-0.822_152_23 + t * 0.170_872_77)))))))))
+            .exp();
+    if x >= 0.0 {
+        r
+    } else {
+        2.0 - r
+    }
+}
+
+/// What the learner found on an origin, besides the rules.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct OriginStats {
+    pub captures: usize,
+    /// Digests seen on two or more distinct URLs.
+    pub clusters: usize,
+    /// Of those, digests shared by distinct paths (not evidence).
+    pub shared: usize,
+}
+
+impl OriginStats {
+    pub fn plus(self, o: OriginStats) -> OriginStats {
+        OriginStats {
+            captures: self.captures + o.captures,
+            clusters: self.clusters + o.clusters,
+            shared: self.shared + o.shared,
+        }
+    }
+}
+
+impl Origin {
+    pub fn new(origin: String) -> Origin {
+        Origin {
+            origin,
+            ..Origin::default()
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.caps.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.caps.is_empty()
+    }
+
+    /// Add a capture of `path` (starting with `/`) and `query`.
+    pub fn push(&mut self, path: &str, query: Option<&str>, digest: &str, time: Option<i64>) {
+        let full_len = path.len() + query.map_or(0, |q| q.len() + 1);
+        let mut full = String::with_capacity(full_len);
+        full.push_str(path);
+        if let Some(q) = query {
+            full.push('?');
+            full.push_str(q);
+        }
+        let url = match self.url_ids.get(&full) {
+            Some(&u) => u,
+            None => {
+                let u = self.urls.len() as u32;
+                let fields = query
+                    .map(|q| {
+                        q.split('&')
+                            .map(|kv| {
+                                let name = kv.split_once('=').map_or(kv, |x| x.0);
+                                (self.names.id(name), self.fields.id(kv))
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                self.urls.push(Url {
+                    path: self.paths.id(path),
+                    fields,
+                });
+                self.url_ids.insert(full, u);
+                u
+            }
+        };
+        let digest = self.digests.id(digest);
+        self.caps.push(Cap { url, digest, time });
+    }
+
+    /// A key hash per URL under `set`.
+    fn keys(&self, set: &Set) -> Vec<u64> {
+        let paths: Vec<u64> = self
+            .paths
+            .strs
+            .iter()
+            .map(|p| hash_str(&alias_path(p, set.case, &set.index, &set.slash)))
+            .collect();
+        let mut kept: Vec<u32> = Vec::new();
+        self.urls
+            .iter()
+            .map(|u| {
+                kept.clear();
+                kept.extend(
+                    u.fields
+                        .iter()
+                        .filter(|(n, _)| !set.drop[*n as usize])
+                        .map(|x| x.1),
+                );
+                if set.order {
+                    kept.sort_unstable();
+                }
+                kept.iter()
+                    .fold(paths[u.path as usize], |h, f| mix(h, u64::from(*f) + 1))
+            })
+            .collect()
+    }
+
+    /// Candidates with their clusters and pages, and the stats.
+    fn candidates(&self, min_evidence: usize) -> (Vec<(Cand, usize, usize)>, OriginStats) {
+        let mut stats = OriginStats {
+            captures: self.caps.len(),
+            ..OriginStats::default()
+        };
+        let mut by_digest: HashMap<u32, Vec<u32>> = HashMap::new();
+        for c in &self.caps {
+            by_digest.entry(c.digest).or_default().push(c.url);
+        }
+        let one_page = Set::all_aliases(self.names.strs.len());
+        let page_of: Vec<u64> = self
+            .paths
+            .strs
+            .iter()
+            .map(|p| {
+                hash_str(&alias_path(
+                    p,
+                    one_page.case,
+                    &one_page.index,
+                    &one_page.slash,
+                ))
+            })
+            .collect();
+        let mut aliases: Vec<Cand> = vec![
+            Cand::Case,
+            Cand::Slash(PathKind::NoExtension),
+            Cand::Slash(PathKind::Extension),
+        ];
+        aliases.extend(INDEX_NAMES.iter().map(|n| Cand::Index(n)));
+        // candidate → (clusters, pages)
+        let mut support: HashMap<Cand, (usize, Vec<u64>)> = HashMap::new();
+        let mut digests: Vec<_> = by_digest.into_iter().collect();
+        digests.sort_unstable_by_key(|x| x.0);
+        for (_, mut urls) in digests {
+            urls.sort_unstable();
+            urls.dedup();
+            if urls.len() < 2 {
+                continue;
+            }
+            stats.clusters += 1;
+            let page = page_of[self.urls[urls[0] as usize].path as usize];
+            if urls
+                .iter()
+                .any(|u| page_of[self.urls[*u as usize].path as usize] != page)
+            {
+                stats.shared += 1;
+                continue;
+            }
+            let mut found: Vec<Cand> = Vec::new();
+            // Path aliases: distinct paths that one alias maps together.
+            let mut paths: Vec<u32> = urls.iter().map(|u| self.urls[*u as usize].path).collect();
+            paths.sort_unstable();
+            paths.dedup();
+            if paths.len() >= 2 {
+                for a in &aliases {
+                    let s = Set::of(&[*a], 0);
+                    let mut mapped: Vec<u64> = paths
+                        .iter()
+                        .map(|p| {
+                            hash_str(&alias_path(
+                                &self.paths.strs[*p as usize],
+                                s.case,
+                                &s.index,
+                                &s.slash,
+                            ))
+                        })
+                        .collect();
+                    mapped.sort_unstable();
+                    mapped.dedup();
+                    if mapped.len() < paths.len() {
+                        found.push(*a);
+                    }
+                }
+            }
+            // Parameters whose fields differ between the cluster's URLs.
+            let sorted_fields = |u: u32| {
+                let mut f = self.urls[u as usize].fields.clone();
+                f.sort_unstable();
+                f
+            };
+            let first = sorted_fields(urls[0]);
+            let mut varying: Vec<u32> = Vec::new();
+            for &u in &urls[1..] {
+                let f = sorted_fields(u);
+                if f == first {
+                    continue;
+                }
+                let names = first.iter().chain(&f).map(|x| x.0);
+                for n in names {
+                    let of = |v: &[(u32, u32)]| -> Vec<u32> {
+                        v.iter().filter(|x| x.0 == n).map(|x| x.1).collect()
+                    };
+                    if of(&first) != of(&f) && !varying.contains(&n) {
+                        varying.push(n);
+                    }
+                }
+            }
+            found.extend(varying.iter().map(|n| Cand::Param(*n)));
+            // Query order: the other parameters in another order.
+            let rest = |u: u32| -> Vec<u32> {
+                self.urls[u as usize]
+                    .fields
+                    .iter()
+                    .filter(|x| !varying.contains(&x.0))
+                    .map(|x| x.1)
+                    .collect()
+            };
+            let r0 = rest(urls[0]);
+            if urls[1..].iter().any(|u| rest(*u) != r0) {
+                found.push(Cand::Order);
+            }
+            let page_key = first
+                .iter()
+                .filter(|x| !varying.contains(&x.0))
+                .fold(page, |h, x| mix(h, u64::from(x.1) + 1));
+            for c in found {
+                let e = support.entry(c).or_default();
+                e.0 += 1;
+                e.1.push(page_key);
+            }
+        }
+        let mut out: Vec<(Cand, usize, usize)> = support
+            .into_iter()
+            .map(|(c, (clusters, mut pages))| {
+                pages.sort_unstable();
+                pages.dedup();
+                (c, clusters, pages.len())
+            })
+            .filter(|x| x.2 >= min_evidence.max(1))
+            .collect();
+        out.sort_unstable_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(&b.0)));
+        (out, stats)
+    }
+
+    /// The pairs `with` merges that `without` keeps apart — (pairs,
+    /// disagreeing, expected disagreeing by drift) — judged against the
+    /// drift of the captures that `without` already groups: consecutive
+    /// captures of one URL once the other candidates are set aside.
+    fn judge(&self, with: &[u64], without: &[u64], window: Option<i64>) -> Judged {
+        let far = |gap: i64| window.is_some_and(|win| gap > win);
+        let mut v: Vec<(u64, Option<i64>, u64, u32)> = self
+            .caps
+            .iter()
+            .map(|c| {
+                (
+                    without[c.url as usize],
+                    c.time,
+                    with[c.url as usize],
+                    c.digest,
+                )
+            })
+            .collect();
+        v.sort_unstable_by_key(|x| (x.0, x.1));
+        let mut base = [(0usize, 0usize); BUCKETS];
+        for w in v.windows(2) {
+            let gap = gap(w[0].1, w[1].1);
+            if w[0].0 == w[1].0 && !far(gap) {
+                let b = &mut base[bucket(gap)];
+                b.0 += 1;
+                b.1 += usize::from(w[0].3 != w[1].3);
+            }
+        }
+        let base = Baseline::new(&base);
+        for x in &mut v {
+            std::mem::swap(&mut x.0, &mut x.2);
+        }
+        v.sort_unstable_by_key(|x| (x.0, x.1));
+        let mut j = Judged::default();
+        for w in v.windows(2) {
+            let (a, b) = (w[0], w[1]);
+            if a.0 != b.0 || a.2 == b.2 {
+                continue;
+            }
+            let gap = gap(a.1, b.1);
+            if far(gap) {
+                continue;
+            }
+            j.pairs += 1;
+            j.disagreeing += usize::from(a.3 != b.3);
+            j.expected += base.rate[bucket(gap)];
+        }
+        j
+    }
+
+    /// Learn this origin's rules: every candidate with its verdict.
+    pub fn learn(&self, t: &Thresholds) -> (Vec<ContentRule>, OriginStats) {
+        let (cands, stats) = self.candidates(t.min_evidence);
+        if cands.is_empty() {
+            return (Vec::new(), stats);
+        }
+        let names = self.names.strs.len();
+        let mut alive: Vec<bool> = vec![true; cands.len()];
+        let mut verdicts: Vec<Judged> = vec![Judged::default(); cands.len()];
+        loop {
+            let set: Vec<Cand> = cands
+                .iter()
+                .zip(&alive)
+                .filter(|x| *x.1)
+                .map(|x| x.0 .0)
+                .collect();
+            let with = self.keys(&Set::of(&set, names));
+            // The most significant refusal leaves first: its disagreeing
+            // pairs may be all that refuses the others.
+            let mut worst: Option<(usize, f64)> = None;
+            for (i, (c, _, _)) in cands.iter().enumerate() {
+                if !alive[i] {
+                    continue;
+                }
+                let others: Vec<Cand> = set.iter().copied().filter(|x| x != c).collect();
+                let without = self.keys(&Set::of(&others, names));
+                let j = self.judge(&with, &without, t.window);
+                if j.refuses(t) {
+                    let p = j.tail();
+                    if worst.is_none_or(|(_, q)| p < q) {
+                        worst = Some((i, p));
+                    }
+                }
+                verdicts[i] = j;
+            }
+            match worst {
+                Some((i, _)) => alive[i] = false,
+                None => break,
+            }
+        }
+        let rules = cands
+            .iter()
+            .zip(alive.iter().zip(&verdicts))
+            .map(|(&(c, clusters, pages), (&ok, j))| {
+                let (kind, pattern) = match c {
+                    Cand::Param(n) => (
+                        ContentKind::IgnoreParam,
+                        self.names.strs[n as usize].clone(),
+                    ),
+                    Cand::Order => (ContentKind::QueryOrder, "*".to_owned()),
+                    Cand::Case => (ContentKind::CaseInsensitivePath, "*".to_owned()),
+                    Cand::Slash(k) => (ContentKind::AliasSlash, k.to_string()),
+                    Cand::Index(n) => (ContentKind::AliasIndex, n.to_owned()),
+                };
+                let excess = (j.disagreeing as f64 - j.expected).ceil().max(1.0) as usize;
+                ContentRule {
+                    origin: self.origin.clone(),
+                    kind,
+                    pattern,
+                    support: pages,
+                    contradictions: if ok { 0 } else { excess },
+                    evidence: Evidence {
+                        clusters,
+                        pairs: j.pairs,
+                        disagreeing: j.disagreeing,
+                        drift_ppm: (j.expected / j.pairs.max(1) as f64 * 1e6).round() as u32,
+                    },
+                }
+            })
+            // A parameter name the rules file cannot hold is never a rule.
+            .filter(|r| r.kind != ContentKind::IgnoreParam || valid_param(&r.pattern))
+            .collect();
+        (rules, stats)
+    }
+}
+
+/// A parameter name the rules file and `ContentRules` can hold.
+fn valid_param(name: &str) -> bool {
+    !name.is_empty() && !name.contains(['&', '\t', '\n', '\r'])
+}
+
+fn gap(a: Option<i64>, b: Option<i64>) -> i64 {
+    match (a, b) {
+        (Some(a), Some(b)) => (a - b).abs(),
+        // Untimed: the shortest gap, where drift explains the least.
+        _ => 0,
+    }
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+struct Judged {
+    pairs: usize,
+    disagreeing: usize,
+    expected: f64,
+}
+
+impl Judged {
+    /// Refused: no pair to judge, disagreement significantly beyond drift,
+    /// or too few pairs to show that the excess over drift stays below
+    /// `max_excess` of the pairs (with the same significance).
+    fn refuses(&self, t: &Thresholds) -> bool {
+        let bound = self.expected + t.max_excess * self.pairs as f64;
+        self.pairs == 0
+            || self.tail() < t.significance
+            || poisson_head(self.disagreeing, bound) >= t.significance
+    }
+
+    /// How likely drift alone disagrees this often (1 with no pair, so a
+    /// candidate without pairs leaves after every significant refusal).
+    fn tail(&self) -> f64 {
+        if self.pairs == 0 || self.disagreeing as f64 <= self.expected {
+            1.0
+        } else {
+            poisson_tail(self.disagreeing, self.expected)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buckets_and_tails() {
+        assert_eq!(bucket(0), 0);
+        assert_eq!(bucket(86_399), 0);
+        assert_eq!(bucket(86_400), 1);
+        assert_eq!(bucket(3 * 86_400), 2);
+        assert_eq!(bucket(400 * 86_400), 9);
+        assert_eq!(bucket(i64::MAX), BUCKETS - 1);
+        assert_eq!(poisson_tail(0, 0.0), 1.0);
+        assert_eq!(poisson_tail(1, 0.0), 0.0);
+        assert!((poisson_tail(1, 1.0) - (1.0 - (-1.0f64).exp())).abs() < 1e-12);
+        assert!(poisson_tail(30, 10.0) < 1e-5);
+        assert!(poisson_tail(10, 10.0) > 0.4);
+        assert!((poisson_tail(1000, 1000.0) - 0.5).abs() < 0.02);
+        assert!(poisson_tail(1200, 1000.0) < 1e-8);
+    }
+}
