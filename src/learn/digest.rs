@@ -9,9 +9,8 @@
 //! or schemes) is learned on its own by [`cluster`](super::cluster): evidence
 //! from clusters of same-digest captures, each candidate judged by the
 //! capture pairs it would merge against the origin's drift baseline (the
-//! same URL's captures over the same time gaps). [`learn`] takes records in
-//! memory; [`super::stream`] learns a SURT-sorted CDX/CDXJ one host at a
-//! time.
+//! same URL's captures over the same time gaps). [`learn`] takes the
+//! records in memory; origins are learned in parallel.
 //!
 //! ```
 //! use irinorm::learn::digest::{learn, DigestOptions, DigestRecord};
