@@ -20,7 +20,7 @@ use crate::preprocess::{split_spaces, Mode, Preprocessor, Repairs};
 use crate::web::WebParser;
 
 /// The key of one reference: any function of its text (`to_uri`, a
-/// closure, …), or the ladder's [`Normalizer`], which also keys a
+/// closure, …), or the ladder's [`Normalizer`](crate::Normalizer), which also keys a
 /// reference parsed already: web mode's fast path parses each line to
 /// decide it ([`crate::web::is_own_href_parsed`]), and the ladder keys that
 /// parse instead of parsing the line again.

@@ -49,7 +49,7 @@ pub struct SeenInfo {
     /// The key options its keys were computed with.
     pub key_options: String,
     /// Its bucket files, oldest first (the tiers: each at least twice the
-    /// next, see [`Store::add`]).
+    /// next, see `Store::add`).
     pub buckets: Vec<Bucket>,
 }
 
