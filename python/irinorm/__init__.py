@@ -60,7 +60,7 @@ __all__ = [
 
 
 def links(paths, output=None, **opts):
-    """The link graph of WAT/WARC files (or CSV/TSV edge lists), as the
+    r"""The link graph of WAT/WARC files (or CSV/TSV edge lists), as the
     CLI's ``irinorm links`` builds it: both ends resolved and keyed,
     deduplicated edges with counts, in order of first occurrence.
 
