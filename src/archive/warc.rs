@@ -185,15 +185,16 @@ impl<R: Read> WarcReader<R> {
                 break;
             }
         }
-        let start = self.pos;
         self.number += 1;
         let place = Place {
             number: self.number,
-            offset: self.offset_of(start),
+            offset: self.offset_of(self.pos),
         };
-        // The header: up to an empty line.
+        // The header: up to an empty line. The record starts at `self.pos`
+        // until it is consumed: a refill may move the bytes (and `pos`) to
+        // the front of the buffer, so no index into it outlives a `fill`.
         let header_len = loop {
-            let hay = &self.buf[start..];
+            let hay = &self.buf[self.pos..];
             if let Some(i) = memchr::memmem::find(hay, b"\r\n\r\n") {
                 break i + 4;
             }
@@ -201,7 +202,7 @@ impl<R: Read> WarcReader<R> {
                 break i + 2;
             }
             if hay.len() > MAX_HEADER {
-                self.pos = start + 1;
+                self.pos += 1;
                 self.resync();
                 return Next::Reject {
                     place,
@@ -211,7 +212,7 @@ impl<R: Read> WarcReader<R> {
             match self.fill(hay.len() + 1) {
                 Fill::Ok => {}
                 Fill::Eof => {
-                    let got = self.buf.len() - start;
+                    let got = self.buf.len() - self.pos;
                     self.pos = self.buf.len();
                     return Next::Reject {
                         place,
@@ -227,6 +228,7 @@ impl<R: Read> WarcReader<R> {
                 }
             }
         };
+        let start = self.pos;
         let fields = match Fields::parse(&self.buf[start..start + header_len]) {
             Ok(f) => f,
             Err(reason) => {
@@ -259,7 +261,9 @@ impl<R: Read> WarcReader<R> {
             };
         }
         let len = len as usize;
-        match self.fill(header_len + len + 4) {
+        let fill = self.fill(header_len + len + 4);
+        let (start, block_start) = (self.pos, self.pos + header_len);
+        match fill {
             Fill::Ok => {}
             Fill::Eof | Fill::Err(_) if self.buf.len() - start >= header_len + len => {
                 // A last record whose trailing CRLFs are cut is whole.
