@@ -5,8 +5,14 @@ use irinorm::cdx::{CdxLayout, Format};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&sel, rest)) = data.split_first() else { return };
-    let format = if sel & 1 == 0 { Format::Cdx } else { Format::Cdxj };
+    let Some((&sel, rest)) = data.split_first() else {
+        return;
+    };
+    let format = if sel & 1 == 0 {
+        Format::Cdx
+    } else {
+        Format::Cdxj
+    };
     let text = String::from_utf8_lossy(rest);
     let mut layout = CdxLayout::new(format);
     // The layout of the output: the input's header plus 'A'.
@@ -25,7 +31,9 @@ fuzz_target!(|data: &[u8]| {
         }
         let Ok(r) = layout.record(line) else { continue };
         let key = irinorm::key(&r.url, irinorm::Level::Scheme).ok();
-        let Ok(out) = layout.with_key(line, key.as_deref()) else { continue };
+        let Ok(out) = layout.with_key(line, key.as_deref()) else {
+            continue;
+        };
         let check = match format {
             Format::Cdxj => Some(&layout),
             Format::Cdx => out_layout.as_ref(),

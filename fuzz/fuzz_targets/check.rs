@@ -8,13 +8,17 @@ use irinorm::{domain_to_ascii, domain_to_display, to_iri_with, to_uri, DisplayPo
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(s) = std::str::from_utf8(data) else { return };
+    let Ok(s) = std::str::from_utf8(data) else {
+        return;
+    };
     if let Ok(findings) = irinorm::check::check(s) {
         for f in &findings {
             assert!(s.is_char_boundary(f.offset), "{s:?}: {f:?}");
             let code = f.code.as_str();
             assert!(
-                ["bidi-", "char-", "idn-"].iter().any(|p| code.starts_with(p)),
+                ["bidi-", "char-", "idn-"]
+                    .iter()
+                    .any(|p| code.starts_with(p)),
                 "{code}"
             );
         }
@@ -27,7 +31,11 @@ fuzz_target!(|data: &[u8]| {
             if p == IdnDisplay::Ascii {
                 assert_eq!(shown, a);
             }
-            assert_eq!(domain_to_ascii(&shown).as_deref(), Ok(a.as_ref()), "{a:?} -> {shown:?}");
+            assert_eq!(
+                domain_to_ascii(&shown).as_deref(),
+                Ok(a.as_ref()),
+                "{a:?} -> {shown:?}"
+            );
         }
         if let Ok(iri) = to_iri_with(s, &policy) {
             assert!(to_uri(&iri).is_ok(), "{s:?} -> {iri:?}");

@@ -9,8 +9,12 @@ use irinorm::Level;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Some((opts, rest)) = irinorm_fuzz::Opts::split(data) else { return };
-    let Some((&sel, body)) = rest.split_first() else { return };
+    let Some((opts, rest)) = irinorm_fuzz::Opts::split(data) else {
+        return;
+    };
+    let Some((&sel, body)) = rest.split_first() else {
+        return;
+    };
     let level = Level::ALL[(sel & 3) as usize];
     let delimiter = if sel & 4 != 0 { b'\t' } else { b',' };
     let base_column = (sel & 8 != 0).then_some(1);
@@ -47,7 +51,11 @@ fuzz_target!(|data: &[u8]| {
                 assert!(!example.is_empty() || base_column.is_some());
                 if level > Level::String && sel & 16 == 0 {
                     let again = kf(&key, None).map(|k| k.into_owned());
-                    assert_eq!(again.as_deref(), Ok(key.as_str()), "{example:?} -> {key:?} ({opts:?}, {level:?})");
+                    assert_eq!(
+                        again.as_deref(),
+                        Ok(key.as_str()),
+                        "{example:?} -> {key:?} ({opts:?}, {level:?})"
+                    );
                 }
             }
         }

@@ -60,7 +60,9 @@ fuzz_target!(|data: &[u8]| {
     }
     let max = 1 + (sel as usize >> 5) * 16;
     // The engine's per-line step, with a key that is the text itself.
-    match process_line(bytes, max, charset, &|s: &str, _: Option<&str>| Ok(Cow::Borrowed(s))) {
+    match process_line(bytes, max, charset, &|s: &str, _: Option<&str>| {
+        Ok(Cow::Borrowed(s))
+    }) {
         Outcome::Blank => {
             // Blank as bytes, or (a legacy charset) once decoded.
             let l = bytes.strip_suffix(b"\r").unwrap_or(bytes);

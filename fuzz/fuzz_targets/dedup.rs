@@ -31,23 +31,38 @@ fn pool(threads: usize) -> Arc<rayon::ThreadPool> {
         [OnceLock::new(), OnceLock::new(), OnceLock::new()];
     POOLS[threads - 1]
         .get_or_init(|| {
-            Arc::new(rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap())
+            Arc::new(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap(),
+            )
         })
         .clone()
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&sel, body)) = data.split_first() else { return };
+    let Some((&sel, body)) = data.split_first() else {
+        return;
+    };
     // Compressed and UTF-16 inputs are the source's business (other
     // targets); a UTF-8 BOM at the start is dropped, as the engine does.
-    for magic in [&[0x1f, 0x8b][..], &[0x28, 0xb5, 0x2f, 0xfd], &[0xff, 0xfe], &[0xfe, 0xff]] {
+    for magic in [
+        &[0x1f, 0x8b][..],
+        &[0x28, 0xb5, 0x2f, 0xfd],
+        &[0xff, 0xfe],
+        &[0xfe, 0xff],
+    ] {
         if body.starts_with(magic) {
             return;
         }
     }
     let text = body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body);
     let level = Level::ALL[(sel & 3) as usize];
-    let n = Normalizer::new(Options { level, ..Options::default() });
+    let n = Normalizer::new(Options {
+        level,
+        ..Options::default()
+    });
     let key = key_fn(Prep::default(), |s: &str| n.key(s));
     let max_line = 200;
 
@@ -95,7 +110,10 @@ fuzz_target!(|data: &[u8]| {
     // The engine, spilling.
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("in");
-    std::fs::File::create(&path).unwrap().write_all(body).unwrap();
+    std::fs::File::create(&path)
+        .unwrap()
+        .write_all(body)
+        .unwrap();
     let in_memory = DedupConfig {
         chunk_size: 64,
         max_line_bytes: max_line,
@@ -117,7 +135,10 @@ fuzz_target!(|data: &[u8]| {
         temp_dir: Some(dir.path().to_path_buf()),
         ..in_memory.clone()
     };
-    for (i, cfg) in [spilling, in_memory, two_workers, one_worker].into_iter().enumerate() {
+    for (i, cfg) in [spilling, in_memory, two_workers, one_worker]
+        .into_iter()
+        .enumerate()
+    {
         let inputs = if i % 2 == 0 {
             vec![Opened::from_bytes("in", Arc::new(body.to_vec()))]
         } else {
@@ -128,10 +149,17 @@ fuzz_target!(|data: &[u8]| {
             inputs
         };
         let mut got = Vec::new();
-        let s = batch::run_dedup(inputs, &Format::Lines, &key, &cfg, &mut Quiet, &mut |b: &[u8]| {
-            got.extend_from_slice(b);
-            Ok(())
-        })
+        let s = batch::run_dedup(
+            inputs,
+            &Format::Lines,
+            &key,
+            &cfg,
+            &mut Quiet,
+            &mut |b: &[u8]| {
+                got.extend_from_slice(b);
+                Ok(())
+            },
+        )
         .unwrap();
         assert_eq!(s.stats.lines, lines);
         assert_eq!(

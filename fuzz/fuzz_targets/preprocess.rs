@@ -4,7 +4,9 @@ use irinorm::Mode;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&sel, rest)) = data.split_first() else { return };
+    let Some((&sel, rest)) = data.split_first() else {
+        return;
+    };
     let mode = [Mode::Strict, Mode::Leiri, Mode::Web][(sel % 3) as usize];
     let entities = sel & 0x80 != 0;
     let s = String::from_utf8_lossy(rest);

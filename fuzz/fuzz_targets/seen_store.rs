@@ -20,7 +20,7 @@ fn run_file(raw: &[u8], records: u32) -> Vec<u8> {
     let mut f = b"IRIRUNS\x01\x02\x01\x00\x00".to_vec();
     let c = crc(&f, &[]);
     f.extend_from_slice(&c.to_le_bytes());
-    let mut frame = |raw_len: u32, stored: &[u8], records: u32, f: &mut Vec<u8>| {
+    let frame = |raw_len: u32, stored: &[u8], records: u32, f: &mut Vec<u8>| {
         let mut head = Vec::new();
         head.extend_from_slice(&raw_len.to_le_bytes());
         head.extend_from_slice(&(stored.len() as u32).to_le_bytes());

@@ -9,7 +9,9 @@ use irinorm::archive::{Next, WarcReader};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&sel, rest)) = data.split_first() else { return };
+    let Some((&sel, rest)) = data.split_first() else {
+        return;
+    };
     let bytes = if sel & 1 == 0 {
         rest.to_vec()
     } else {

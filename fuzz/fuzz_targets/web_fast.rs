@@ -16,13 +16,23 @@ fuzz_target!(|data: &[u8]| {
     }
     let href = url::Url::parse(&s).map(String::from);
     assert_eq!(href.as_deref(), Ok(&*s), "fast path, but not its own href");
-    assert!(matches!(Href::from_href(s.to_string()).to_uri_ref(), Cow::Borrowed(_)));
+    assert!(matches!(
+        Href::from_href(s.to_string()).to_uri_ref(),
+        Cow::Borrowed(_)
+    ));
     let web = WebParser::new();
     for level in Level::ALL {
-        let n = Normalizer::new(Options { level, ..Options::default() });
+        let n = Normalizer::new(Options {
+            level,
+            ..Options::default()
+        });
         let string = level == Level::String;
         let fast = web.key(&s, string, &mut Repairs::default(), |t| n.key(t));
-        let full = if string { Ok(Cow::Borrowed(&*s)) } else { n.key(&s) };
+        let full = if string {
+            Ok(Cow::Borrowed(&*s))
+        } else {
+            n.key(&s)
+        };
         match (fast, full) {
             (Ok(a), Ok(b)) => assert_eq!(a, b, "{s:?} at {level:?}"),
             (Err(_), Err(_)) => {}

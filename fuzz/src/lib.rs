@@ -113,12 +113,18 @@ pub fn check_parse(s: &str) {
         assert!(r.host_kind().is_some());
     } else {
         assert!(r.host().is_none() && r.host_kind().is_none() && r.port().is_none());
-        assert!(!r.path().starts_with("//"), "path // without authority: {s:?}");
+        assert!(
+            !r.path().starts_with("//"),
+            "path // without authority: {s:?}"
+        );
     }
     assert_eq!(r.is_ascii(), s.is_ascii());
     assert_eq!(r.has_pct(), s.contains('%'));
     // A reference that parses is its own string-rung key.
-    assert_eq!(irinorm::key(s, Level::String).ok().as_deref(), r.is_absolute().then_some(s));
+    assert_eq!(
+        irinorm::key(s, Level::String).ok().as_deref(),
+        r.is_absolute().then_some(s)
+    );
 }
 
 /// The reference from its components (RFC 3986 §5.3).
@@ -199,7 +205,11 @@ pub fn check_key(o: &Opts, raw: &str) {
                 // SURT is written from the URI-form key.
                 let u = key_at(&o.normalizer(level, Form::Uri), input)
                     .expect("a SURT key without a URI key");
-                assert_eq!(key_at(&n, &u).as_deref(), Some(k.as_str()), "SURT of {input:?} at {level:?} differs from the SURT of its URI key {u:?}");
+                assert_eq!(
+                    key_at(&n, &u).as_deref(),
+                    Some(k.as_str()),
+                    "SURT of {input:?} at {level:?} differs from the SURT of its URI key {u:?}"
+                );
                 continue;
             }
             check_one_key(o, level, form, &orig, &k);
@@ -243,7 +253,11 @@ pub fn check_key(o: &Opts, raw: &str) {
                 "host of a non-DNS scheme changed at the scheme rung: {syn:?} -> {sch:?}"
             );
         }
-        assert_eq!(ps.userinfo(), pc.userinfo(), "userinfo changed: {syn:?} -> {sch:?}");
+        assert_eq!(
+            ps.userinfo(),
+            pc.userinfo(),
+            "userinfo changed: {syn:?} -> {sch:?}"
+        );
         if let Some(pro) = get(Level::Protocol) {
             let pp = parse(&pro).unwrap();
             assert_eq!(pc.scheme(), pp.scheme());
@@ -252,8 +266,13 @@ pub fn check_key(o: &Opts, raw: &str) {
             assert_eq!(pc.host_kind(), pp.host_kind(), "{sch:?} -> {pro:?}");
             let (hc, hp) = (pc.host(), pp.host());
             let www_stripped = o.rules.contains(Rule::StripWww)
-                && hc.zip(hp).is_some_and(|(c, p)| c.strip_prefix("www.") == Some(p));
-            assert!(hc == hp || www_stripped, "host changed at the protocol rung: {sch:?} -> {pro:?}");
+                && hc
+                    .zip(hp)
+                    .is_some_and(|(c, p)| c.strip_prefix("www.") == Some(p));
+            assert!(
+                hc == hp || www_stripped,
+                "host changed at the protocol rung: {sch:?} -> {pro:?}"
+            );
         }
     }
 }
@@ -284,7 +303,12 @@ fn check_one_key(o: &Opts, level: Level, form: Form, orig: &IriRef<'_>, k: &str)
         "authority appeared or vanished: {}",
         ctx()
     );
-    assert_eq!(kp.host_kind(), orig.host_kind(), "host kind changed: {}", ctx());
+    assert_eq!(
+        kp.host_kind(),
+        orig.host_kind(),
+        "host kind changed: {}",
+        ctx()
+    );
     if level == Level::Syntax && form == Form::Uri {
         if orig.host_kind() == Some(HostKind::RegName) {
             let o_host = orig.host().map(fold_host);
@@ -293,7 +317,12 @@ fn check_one_key(o: &Opts, level: Level, form: Form, orig: &IriRef<'_>, k: &str)
             // back to the same characters.
             assert_eq!(k_host, o_host, "host changed at the syntax rung: {}", ctx());
         }
-        assert_eq!(kp.port(), orig.port(), "port changed at the syntax rung: {}", ctx());
+        assert_eq!(
+            kp.port(),
+            orig.port(),
+            "port changed at the syntax rung: {}",
+            ctx()
+        );
     }
     // The path keeps its boundary: rooted stays rooted, rootless stays
     // rootless (an empty path may become "/" from the scheme rung).
@@ -308,7 +337,12 @@ fn check_one_key(o: &Opts, level: Level, form: Form, orig: &IriRef<'_>, k: &str)
         );
     }
     if level < Level::Protocol {
-        assert_eq!(kp.query().is_some(), orig.query().is_some(), "query: {}", ctx());
+        assert_eq!(
+            kp.query().is_some(),
+            orig.query().is_some(),
+            "query: {}",
+            ctx()
+        );
         assert_eq!(
             kp.fragment().is_some(),
             orig.fragment().is_some(),
@@ -316,7 +350,11 @@ fn check_one_key(o: &Opts, level: Level, form: Form, orig: &IriRef<'_>, k: &str)
             ctx()
         );
     } else {
-        assert!(orig.query().is_some() || kp.query().is_none(), "query appeared: {}", ctx());
+        assert!(
+            orig.query().is_some() || kp.query().is_none(),
+            "query appeared: {}",
+            ctx()
+        );
         assert!(
             orig.fragment().is_some() || kp.fragment().is_none(),
             "fragment appeared: {}",
@@ -343,11 +381,23 @@ pub fn check_convert(a: &str) {
     assert!(u.is_ascii(), "to_uri({a:?}) = {u:?} not ASCII");
     let up = parse(&u).unwrap_or_else(|e| panic!("to_uri({a:?}) = {u:?} does not parse: {e}"));
     let ap = parse(a).expect("to_uri succeeded on an unparsable input");
-    assert_eq!(up.authority().is_some(), ap.authority().is_some(), "{a:?} -> {u:?}");
+    assert_eq!(
+        up.authority().is_some(),
+        ap.authority().is_some(),
+        "{a:?} -> {u:?}"
+    );
     assert_eq!(up.query().is_some(), ap.query().is_some(), "{a:?} -> {u:?}");
-    assert_eq!(up.fragment().is_some(), ap.fragment().is_some(), "{a:?} -> {u:?}");
+    assert_eq!(
+        up.fragment().is_some(),
+        ap.fragment().is_some(),
+        "{a:?} -> {u:?}"
+    );
     let again = to_uri(&u).map(Cow::into_owned).ok();
-    assert_eq!(again.as_deref(), Some(u.as_str()), "to_uri not idempotent on {a:?}");
+    assert_eq!(
+        again.as_deref(),
+        Some(u.as_str()),
+        "to_uri not idempotent on {a:?}"
+    );
     if a.is_ascii() && ap.fragment().is_none_or(|f| !f.contains('#')) {
         assert_eq!(u, a, "to_uri not the identity on an ASCII reference");
     }
@@ -363,7 +413,11 @@ pub fn check_convert(a: &str) {
         && up
             .scheme()
             .is_some_and(|s| irinorm::is_dns_scheme(&s.to_ascii_lowercase()));
-    let level = if pct_dns_host { Level::Scheme } else { Level::Syntax };
+    let level = if pct_dns_host {
+        Level::Scheme
+    } else {
+        Level::Syntax
+    };
     assert_eq!(
         key(&back, level).ok(),
         key(&u, level).ok(),
@@ -376,12 +430,15 @@ pub fn check_convert(a: &str) {
 /// gives it back; keying through [`Normalizer::with_base`] keeps the key
 /// promises.
 pub fn check_resolve(o: &Opts, base: &str, reference: &str) {
-    let (Ok(b), Ok(r)) = (parse(base), parse(reference)) else { return };
+    let (Ok(b), Ok(r)) = (parse(base), parse(reference)) else {
+        return;
+    };
     if !b.is_absolute() {
         return;
     }
     let t = irinorm::resolve(&b, &r);
-    let tp = parse(&t).unwrap_or_else(|e| panic!("resolve({base:?}, {reference:?}) = {t:?} does not parse: {e}"));
+    let tp = parse(&t)
+        .unwrap_or_else(|e| panic!("resolve({base:?}, {reference:?}) = {t:?} does not parse: {e}"));
     assert!(tp.is_absolute());
     let want_scheme = r.scheme().or(b.scheme());
     assert_eq!(tp.scheme(), want_scheme, "{base:?} + {reference:?} = {t:?}");
@@ -390,18 +447,31 @@ pub fn check_resolve(o: &Opts, base: &str, reference: &str) {
     } else {
         b.authority()
     };
-    assert_eq!(tp.authority(), want_auth, "{base:?} + {reference:?} = {t:?}");
-    assert_eq!(tp.fragment(), r.fragment(), "{base:?} + {reference:?} = {t:?}");
+    assert_eq!(
+        tp.authority(),
+        want_auth,
+        "{base:?} + {reference:?} = {t:?}"
+    );
+    assert_eq!(
+        tp.fragment(),
+        r.fragment(),
+        "{base:?} + {reference:?} = {t:?}"
+    );
     // Resolving the target again gives it back — unless the base's own path
     // has dot segments: a fragment- or query-only reference keeps the base
     // path as it is (§5.2.2), while the absolute target has them removed.
     if !irinorm::fuzzing::has_dot_segments(b.path()) {
         let t2 = irinorm::resolve(&b, &tp);
-        assert_eq!(t2, t, "resolving the target again: {base:?} + {reference:?}");
+        assert_eq!(
+            t2, t,
+            "resolving the target again: {base:?} + {reference:?}"
+        );
     }
     // The ladder with a base.
     for level in [Level::Syntax, Level::Scheme, Level::Protocol] {
-        let Ok(n) = o.normalizer(level, Form::Uri).with_base(base) else { return };
+        let Ok(n) = o.normalizer(level, Form::Uri).with_base(base) else {
+            return;
+        };
         if let Ok(k) = n.key(reference) {
             let kp = parse(&k).unwrap_or_else(|e| panic!("key {k:?} does not parse: {e}"));
             assert!(kp.is_absolute());
@@ -421,7 +491,10 @@ pub fn check_resolve(o: &Opts, base: &str, reference: &str) {
                     "key with base differs from the key of the target {t:?}"
                 );
             } else {
-                assert_eq!(key_at(&o.normalizer(level, Form::Uri), reference).as_deref(), Some(&*k));
+                assert_eq!(
+                    key_at(&o.normalizer(level, Form::Uri), reference).as_deref(),
+                    Some(&*k)
+                );
             }
         }
     }
@@ -449,9 +522,14 @@ pub fn check_preprocess(mode: Mode, entities: bool, s: &str) {
         let web = irinorm::web::WebParser::new();
         if let Ok(href) = web.parse(&once, &mut Repairs::default()) {
             let h = href.as_str();
-            assert!(!h.contains(['\t', '\r', '\n']), "href keeps TAB/CR/LF: {s:?} -> {h:?}");
+            assert!(
+                !h.contains(['\t', '\r', '\n']),
+                "href keeps TAB/CR/LF: {s:?} -> {h:?}"
+            );
             assert_eq!(h.trim_matches(' '), h, "href not trimmed: {s:?}");
-            let again = web.parse(h, &mut Repairs::default()).map(|x| x.into_string());
+            let again = web
+                .parse(h, &mut Repairs::default())
+                .map(|x| x.into_string());
             assert_eq!(again.as_deref(), Ok(h), "href is not a fixed point: {s:?}");
         }
     }
