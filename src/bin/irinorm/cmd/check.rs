@@ -16,12 +16,12 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use irinorm::batch::{self, csv_field, Format, MapConfig, MapOutput, OutputFile};
+use irinorm::batch::{self, csv_field, Format, MapOutput, OutputFile};
 use irinorm::check::{Checker, Severity};
 use irinorm::{DisplayPolicy, TopDomains};
 
 use super::{
-    batch_bytes, distinct_outputs, format, inputs, note, open, pool, prep, repairs_note, summary,
+    distinct_outputs, format, inputs, map_config, note, open, pool, prep, repairs_note, summary,
     Report,
 };
 use crate::cli::{CheckArgs, CliError, DisplayArgs};
@@ -104,14 +104,7 @@ pub fn run(a: &CheckArgs) -> Result<i32, CliError> {
     let (inputs, names, total) = inputs(run);
     let opened = open(run, &inputs)?;
     let pool = Arc::new(pool(run.threads)?);
-    let cfg = MapConfig {
-        chunk_size: run.chunk_size as usize,
-        max_line_bytes: run.max_line_bytes as usize,
-        charset: run.input.encoding,
-        batch_bytes: batch_bytes(run, pool.current_num_threads()),
-        pool: Some(pool.clone()),
-        output: MapOutput::Lines,
-    };
+    let cfg = map_config(run, &pool, MapOutput::Lines);
     let mut out = OutputFile::create(run.output.as_deref())?;
     out.write(b"line,input,severity,code,component,offset,message\n")?;
     let mut report = Report::new(run, &names, total)?;

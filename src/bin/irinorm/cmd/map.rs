@@ -3,10 +3,10 @@
 
 use std::time::Instant;
 
-use irinorm::batch::{self, Format, KeyFn, MapConfig, MapOutput, OutputFile};
+use irinorm::batch::{self, Format, KeyFn, MapOutput, OutputFile};
 
 use super::{
-    batch_bytes, distinct_outputs, exit, format, input_format, inputs, key_function, note, open,
+    distinct_outputs, exit, format, input_format, inputs, key_function, map_config, note, open,
     pool, prep, repairs_note, summary, Report,
 };
 use crate::cli::{
@@ -70,21 +70,15 @@ fn run(run: &RunArgs, out_format: Option<FormatArg>, key: &KeyFn<'_>) -> Result<
     let (inputs, names, total) = inputs(run);
     let opened = open(run, &inputs)?;
     let pool = std::sync::Arc::new(pool(run.threads)?);
-    let cfg = MapConfig {
-        chunk_size: run.chunk_size as usize,
-        max_line_bytes: run.max_line_bytes as usize,
-        charset: run.input.encoding,
-        batch_bytes: batch_bytes(run, pool.current_num_threads()),
-        pool: Some(pool.clone()),
-        output: match (&format, out_format) {
-            (Format::Records(_), _) => MapOutput::Records {
-                output_column: run.input.output_column.clone(),
-            },
-            (Format::Lines, FormatArg::Lines) => MapOutput::Lines,
-            (Format::Lines | Format::Cdx(_), FormatArg::Csv) => MapOutput::Csv,
-            (Format::Cdx(_), FormatArg::Lines) => MapOutput::Cdx,
+    let output = match (&format, out_format) {
+        (Format::Records(_), _) => MapOutput::Records {
+            output_column: run.input.output_column.clone(),
         },
+        (Format::Lines, FormatArg::Lines) => MapOutput::Lines,
+        (Format::Lines | Format::Cdx(_), FormatArg::Csv) => MapOutput::Csv,
+        (Format::Cdx(_), FormatArg::Lines) => MapOutput::Cdx,
     };
+    let cfg = map_config(run, &pool, output);
     let mut out = OutputFile::create(run.output.as_deref())?;
     let mut report = Report::new(run, &names, total)?;
     let stats = pool.install(|| {

@@ -594,6 +594,23 @@ pub fn batch_bytes(run: &RunArgs, threads: usize) -> usize {
         .clamp(16 << 10, 64 << 20)
 }
 
+/// The engine's settings for a `run_map` job (`normalize`, `convert`,
+/// `check`) from the run's options, on `pool`, writing `output`.
+pub fn map_config(
+    run: &RunArgs,
+    pool: &Arc<rayon::ThreadPool>,
+    output: batch::MapOutput,
+) -> batch::MapConfig {
+    batch::MapConfig {
+        chunk_size: run.chunk_size as usize,
+        max_line_bytes: run.max_line_bytes as usize,
+        charset: run.input.encoding,
+        batch_bytes: batch_bytes(run, pool.current_num_threads()),
+        pool: Some(pool.clone()),
+        output,
+    }
+}
+
 /// The exit status of a run that completed.
 pub fn exit(run: &RunArgs, stats: &Stats) -> i32 {
     i32::from(run.strict && stats.rejected > 0)
