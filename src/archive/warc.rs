@@ -268,23 +268,17 @@ impl<R: Read> WarcReader<R> {
             Fill::Eof | Fill::Err(_) if self.buf.len() - start >= header_len + len => {
                 // A last record whose trailing CRLFs are cut is whole.
             }
-            Fill::Eof => {
+            Fill::Eof | Fill::Err(_) => {
                 let got = self.buf.len() - block_start;
                 self.pos = self.buf.len();
-                return Next::Reject {
-                    place,
-                    reason: format!(
-                        "truncated record: Content-Length {len}, {got} bytes before the end of file"
-                    ),
+                let until = match fill {
+                    Fill::Err(e) => format!("a read error: {e}"),
+                    _ => "the end of file".to_owned(),
                 };
-            }
-            Fill::Err(e) => {
-                let got = self.buf.len() - block_start;
-                self.pos = self.buf.len();
                 return Next::Reject {
                     place,
                     reason: format!(
-                        "truncated record: Content-Length {len}, {got} bytes before a read error: {e}"
+                        "truncated record: Content-Length {len}, {got} bytes before {until}"
                     ),
                 };
             }
