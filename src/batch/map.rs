@@ -35,6 +35,11 @@ use crate::decode::Charset;
 pub enum MapOutput {
     /// One key per line; an empty line for a blank or rejected one.
     Lines,
+    /// As [`MapOutput::Lines`], with a line of a NUL byte and the input's
+    /// index (`"\0" N`, N counted from 0 in the order given) before the
+    /// first output of each input: a consumer that numbers its lines per
+    /// input, as rejects do, learns where each input starts.
+    LinesByInput,
     /// CSV with header `line,input,output,error`.
     Csv,
     /// CSV/TSV records: the input's fields, then the key column (named
@@ -98,6 +103,7 @@ fn map_all(
     let mut cdx: Option<CdxLayout> = None;
     let mut header_done = false;
     let mut lines = LineNumbers::default();
+    let mut marked: Option<usize> = None;
     let delim = match format {
         Format::Records(rf) => rf.delimiter,
         Format::Lines | Format::Cdx(_) => b',',
@@ -149,6 +155,10 @@ fn map_all(
                 Some(p) => p.install(work),
                 None => work(),
             };
+            if cfg.output == MapOutput::LinesByInput && marked != Some(batch.file) {
+                marked = Some(batch.file);
+                out(format!("\0{}\n", batch.file).into_bytes())?;
+            }
             for o in outs {
                 out(o.text)?;
                 for r in &o.rejects {
@@ -257,7 +267,10 @@ fn map_chunk(
                 text.extend_from_slice(record.as_deref().unwrap_or("").as_bytes());
                 text.push(b'\n');
             }
-            MapOutput::Lines | MapOutput::Records { .. } | MapOutput::Cdx => {
+            MapOutput::Lines
+            | MapOutput::LinesByInput
+            | MapOutput::Records { .. }
+            | MapOutput::Cdx => {
                 text.extend_from_slice(output);
                 text.push(b'\n');
             }

@@ -148,9 +148,9 @@ pub enum Command {
     /// not to use (and the bidi isolates U+2066–2069), and host labels the
     /// IDN display policy keeps as A-labels, with the reason (§8.6, §10).
     ///
-    /// Output: CSV line,input,severity,code,component,offset,message — one
-    /// row per finding (line: 1-based, counted over all inputs in order;
-    /// offset: byte offset in the line). Codes are stable: `bidi-…`,
+    /// Output: CSV file,line,input,severity,code,component,offset,message —
+    /// one row per finding (file: the input as the rejects name it; line:
+    /// 1-based within that input; offset: byte offset in the line). Codes are stable: `bidi-…`,
     /// `char-…`, `idn-…`. Lines that do not parse are rejects, as for
     /// `normalize`. The summary on stderr counts the findings by code. Exit
     /// status 1 when a finding reaches --fail-on (or a line is rejected

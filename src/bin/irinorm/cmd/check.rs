@@ -5,9 +5,11 @@
 //! `convert`.
 //!
 //! The key function of the run writes, for a line with findings, the count
-//! and then one CSV row per finding (without the line number) on lines of
-//! their own; a clean line gives an empty key. The sink numbers the lines
-//! and writes the rows with the number in front.
+//! and then one CSV row per finding (without the file and line) on lines of
+//! their own; a clean line gives an empty key. The sink numbers the lines of
+//! each input (the engine marks where each starts, [`MapOutput::LinesByInput`])
+//! and writes the rows with the input's name and the line number in front,
+//! as the rejects name them.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -104,11 +106,11 @@ pub fn run(a: &CheckArgs) -> Result<i32, CliError> {
     let (inputs, names, total) = inputs(run);
     let opened = open(run, &inputs)?;
     let pool = Arc::new(pool(run.threads)?);
-    let cfg = map_config(run, &pool, MapOutput::Lines);
+    let cfg = map_config(run, &pool, MapOutput::LinesByInput);
     let mut out = OutputFile::create(run.output.as_deref())?;
-    out.write(b"line,input,severity,code,component,offset,message\n")?;
+    out.write(b"file,line,input,severity,code,component,offset,message\n")?;
     let mut report = Report::new(run, &names, total)?;
-    let mut rows = Rows::default();
+    let mut rows = Rows::new(&names);
     let stats = pool.install(|| {
         batch::run_map(
             opened,
@@ -149,10 +151,14 @@ pub fn run(a: &CheckArgs) -> Result<i32, CliError> {
     Ok(i32::from(failed))
 }
 
-/// Turns the run's output (one key per input line, see the module doc)
-/// into numbered CSV rows; keeps a partial line between calls.
-#[derive(Default)]
+/// Turns the run's output (one key per input line and a mark where each
+/// input starts, see the module doc) into CSV rows that name their input
+/// and line; keeps a partial line between calls.
 struct Rows {
+    /// Each input's name as a CSV field.
+    names: Vec<Vec<u8>>,
+    file: usize,
+    /// The current input's line number.
     line: u64,
     /// Rows still to come for the current line.
     pending: u64,
@@ -160,6 +166,24 @@ struct Rows {
 }
 
 impl Rows {
+    fn new(names: &[String]) -> Rows {
+        let names = names
+            .iter()
+            .map(|n| {
+                let mut f = Vec::new();
+                csv_field(&mut f, n.as_bytes());
+                f
+            })
+            .collect();
+        Rows {
+            names,
+            file: 0,
+            line: 0,
+            pending: 0,
+            partial: Vec::new(),
+        }
+    }
+
     fn feed(&mut self, mut b: &[u8], out: &mut Vec<u8>) {
         while let Some(nl) = memchr::memchr(b'\n', b) {
             if self.partial.is_empty() {
@@ -176,10 +200,21 @@ impl Rows {
 
     fn one(&mut self, text: &[u8], out: &mut Vec<u8>) {
         if self.pending > 0 {
-            let _ = write!(out, "{},", self.line);
+            if let Some(name) = self.names.get(self.file) {
+                out.extend_from_slice(name);
+            }
+            let _ = write!(out, ",{},", self.line);
             out.extend_from_slice(text);
             out.push(b'\n');
             self.pending -= 1;
+            return;
+        }
+        if let Some(mark) = text.strip_prefix(b"\0") {
+            self.file = std::str::from_utf8(mark)
+                .ok()
+                .and_then(|t| t.parse().ok())
+                .unwrap_or(self.file);
+            self.line = 0;
             return;
         }
         self.line += 1;
