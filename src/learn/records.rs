@@ -4,7 +4,9 @@
 
 use std::io::BufRead;
 
-use crate::cdx::{CdxLayout, Format};
+use std::borrow::Cow;
+
+use crate::cdx::{CdxLayout, Format, Record};
 use crate::iri::parse;
 
 /// One capture: URL, content digest, optional 4–14 digit timestamp.
@@ -31,11 +33,13 @@ pub fn timestamp_secs(ts: &str) -> Option<i64> {
     if !(4..=14).contains(&ts.len()) || !ts.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    let mut full = ts.to_owned();
-    full.push_str(&"00000101000000"[ts.len()..]);
-    let n = |a: usize, b: usize| full[a..b].parse::<i64>().ok();
-    let (y, m, d) = (n(0, 4)?, n(4, 6)?, n(6, 8)?);
-    let (hh, mm, ss) = (n(8, 10)?, n(10, 12)?, n(12, 14)?);
+    // Missing parts are the start of the period: month and day 01.
+    const START: &[u8; 14] = b"00000101000000";
+    let b = ts.as_bytes();
+    let digit = |i: usize| i64::from(b.get(i).copied().unwrap_or(START[i]) - b'0');
+    let n = |a: usize, z: usize| (a..z).fold(0, |v, i| v * 10 + digit(i));
+    let (y, m, d) = (n(0, 4), n(4, 6), n(6, 8));
+    let (hh, mm, ss) = (n(8, 10), n(10, 12), n(12, 14));
     if !(1..=12).contains(&m) || !(1..=31).contains(&d) || hh > 23 || mm > 59 || ss > 60 {
         return None;
     }
@@ -120,46 +124,125 @@ fn read_index<R: BufRead>(r: R, mut layout: CdxLayout) -> std::io::Result<ReadRe
     for (i, line) in r.split(b'\n').enumerate() {
         let line = line?;
         let line = String::from_utf8_lossy(&line);
-        let line = line.strip_suffix('\r').unwrap_or(&line);
-        let line = if i == 0 {
-            line.strip_prefix('\u{FEFF}').unwrap_or(line)
-        } else {
-            line
-        };
-        if line.trim().is_empty() {
-            continue;
-        }
-        match layout.header(line) {
-            Ok(true) => continue,
-            Ok(false) => {}
-            Err(e) => {
-                out.rejected.push((i + 1, e));
-                continue;
-            }
-        }
-        match layout.record(line) {
-            Ok(rec) if rec.status.as_deref().is_some_and(|s| s != "200") => {
+        match index_line(&mut layout, i, &line) {
+            IndexLine::Skip => {}
+            IndexLine::Rejected(e) => out.rejected.push((i + 1, e)),
+            IndexLine::Not200(redirect) => {
                 out.not_200 += 1;
-                if let (Some(s), Some(to)) = (rec.status.as_deref(), rec.redirect.as_deref()) {
-                    if s.starts_with('3') {
-                        if let Some(to) = redirect_target(&rec.url, to) {
-                            out.redirects.push((rec.url.into_owned(), to));
-                        }
-                    }
-                }
+                out.redirects.extend(redirect);
             }
-            Ok(rec) => match rec.digest {
-                Some(d) => out.records.push(DigestRecord {
-                    url: rec.url.into_owned(),
-                    digest: d.into_owned(),
-                    timestamp: rec.timestamp.map(|t| t.into_owned()),
-                }),
-                None => out.rejected.push((i + 1, "no digest".into())),
-            },
-            Err(e) => out.rejected.push((i + 1, e)),
+            IndexLine::Capture(rec) => out.records.push(DigestRecord {
+                url: rec.url.into_owned(),
+                digest: rec.digest.unwrap_or_default().into_owned(),
+                timestamp: rec.timestamp.map(|t| t.into_owned()),
+            }),
         }
     }
     Ok(out)
+}
+
+/// What one CDX/CDXJ line is to the learner.
+pub(crate) enum IndexLine<'a> {
+    /// Blank, or a ` CDX …` header (read into the layout).
+    Skip,
+    Rejected(String),
+    /// A capture whose status is not 200, with the redirect it names.
+    Not200(Option<(String, String)>),
+    /// A status-200 (or status-less) capture; its digest is `Some`.
+    Capture(Record<'a>),
+}
+
+/// Classify the `i`-th (0-based) line of an index (without its `\n`);
+/// a header line updates `layout`.
+pub(crate) fn index_line<'a>(layout: &mut CdxLayout, i: usize, line: &'a str) -> IndexLine<'a> {
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    let line = if i == 0 {
+        line.strip_prefix('\u{FEFF}').unwrap_or(line)
+    } else {
+        line
+    };
+    if line.trim().is_empty() {
+        return IndexLine::Skip;
+    }
+    match layout.header(line) {
+        Ok(true) => return IndexLine::Skip,
+        Ok(false) => {}
+        Err(e) => return IndexLine::Rejected(e),
+    }
+    match record(layout, line) {
+        Ok(rec) if rec.status.as_deref().is_some_and(|s| s != "200") => {
+            let mut redirect = None;
+            if let (Some(s), Some(to)) = (rec.status.as_deref(), rec.redirect.as_deref()) {
+                if s.starts_with('3') {
+                    redirect = redirect_target(&rec.url, to).map(|to| (rec.url.into_owned(), to));
+                }
+            }
+            IndexLine::Not200(redirect)
+        }
+        Ok(rec) if rec.digest.is_some() => IndexLine::Capture(rec),
+        Ok(_) => IndexLine::Rejected("no digest".into()),
+        Err(e) => IndexLine::Rejected(e),
+    }
+}
+
+/// The fields of a CDXJ object the learner reads, borrowed from the line
+/// when they hold no escapes.
+#[derive(serde::Deserialize)]
+struct CdxjFields<'a> {
+    #[serde(borrow)]
+    url: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    digest: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    status: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    redirect: Option<Cow<'a, str>>,
+}
+
+/// [`CdxLayout::record`], with a fast path for the usual CDXJ line (string
+/// or absent fields, no duplicate names) that gives the same record
+/// without building a JSON tree; anything else takes the general path,
+/// which also words the errors.
+fn record<'a>(layout: &CdxLayout, line: &'a str) -> Result<Record<'a>, String> {
+    if layout.format() == Format::Cdxj {
+        if let Some(r) = cdxj_fast(line) {
+            return Ok(r);
+        }
+    }
+    layout.record(line)
+}
+
+fn dash(s: Option<Cow<'_, str>>) -> Option<Cow<'_, str>> {
+    s.filter(|s| !s.is_empty() && s != "-")
+}
+
+fn cdxj_fast(line: &str) -> Option<Record<'_>> {
+    let (urlkey, rest) = line.split_once(' ')?;
+    let (timestamp, json) = rest.split_once(' ')?;
+    if !(4..=14).contains(&timestamp.len()) || !timestamp.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    // serde reads a struct from a JSON array too; the general path wants
+    // an object.
+    if !json.trim_start().starts_with('{') {
+        return None;
+    }
+    let f: CdxjFields = serde_json::from_str(json).ok()?;
+    let status = dash(f.status);
+    if status
+        .as_deref()
+        .is_some_and(|s| s.len() != 3 || !s.bytes().all(|b| b.is_ascii_digit()))
+    {
+        return None;
+    }
+    Some(Record {
+        url: dash(f.url)?,
+        urlkey: Some(urlkey).filter(|k| !k.is_empty() && *k != "-").map(Cow::Borrowed),
+        digest: dash(f.digest),
+        timestamp: Some(Cow::Borrowed(timestamp)),
+        status,
+        redirect: dash(f.redirect),
+    })
 }
 
 /// A redirect's target resolved against the URL it came from.
@@ -172,6 +255,20 @@ fn redirect_target(from: &str, to: &str) -> Option<String> {
 
 fn read_delimited<R: BufRead>(r: R, sep: u8) -> std::io::Result<ReadResult> {
     let mut out = ReadResult::default();
+    let mut records = Vec::new();
+    for_each_delimited(r, sep, &mut out.rejected, |rec| records.push(rec))?;
+    out.records = records;
+    Ok(out)
+}
+
+/// The records of a CSV (`sep` `,`) or TSV (`\t`) file, one at a time, in
+/// order; rejected lines are added to `rejected`.
+pub(crate) fn for_each_delimited<R: BufRead>(
+    r: R,
+    sep: u8,
+    rejected: &mut Vec<(usize, String)>,
+    mut each: impl FnMut(DigestRecord),
+) -> std::io::Result<()> {
     let mut rdr = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
@@ -190,7 +287,7 @@ fn read_delimited<R: BufRead>(r: R, sep: u8) -> std::io::Result<ReadResult> {
                     // Not reached with flexible byte records; kept so that
                     // a future csv error is a rejected line, not a panic.
                     let line = rdr.position().line() as usize;
-                    out.rejected.push((line, format!("{other:?}")));
+                    rejected.push((line, format!("{other:?}")));
                     continue;
                 }
             },
@@ -233,11 +330,11 @@ fn read_delimited<R: BufRead>(r: R, sep: u8) -> std::io::Result<ReadResult> {
             )),
         };
         match got {
-            Ok(r) => out.records.push(r),
-            Err(e) => out.rejected.push((line, e)),
+            Ok(r) => each(r),
+            Err(e) => rejected.push((line, e)),
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 #[cfg(test)]

@@ -5,15 +5,14 @@
 use std::borrow::Cow;
 use std::io::Write;
 
-use std::path::Path;
-
-use irinorm::batch::{self, Input, OutputFile};
-use irinorm::learn::digest::{self, DigestFormat, DigestOptions, ReadResult};
+use irinorm::batch::OutputFile;
+use irinorm::learn::digest::{self, DigestOptions};
 use irinorm::learn::Learned;
 use irinorm::{Level, Mode, Rules};
 
+use super::learn_digests::learn_digests;
 use super::{normalizer, note, prep, redirect_pairs, PREVIEW};
-use crate::cli::{CliError, CompareArgs, DigestFormatArg, InputArgs, LearnArgs, LevelArg};
+use crate::cli::{CliError, CompareArgs, InputArgs, LearnArgs, LevelArg};
 use crate::term::escape;
 
 /// `compare`: the keys of A and B at each rung (with the same options as
@@ -149,12 +148,18 @@ pub fn learn(a: &LearnArgs) -> Result<i32, CliError> {
         Some(p) => redirect_pairs(p)?,
         None => Vec::new(),
     };
-    let read = match &a.digests {
-        Some(p) => Some(read_digests(p, a.input_format)?),
+    let opts = DigestOptions {
+        min_evidence: a.min_evidence,
+        significance: a.significance,
+        window: a.window,
+        ..DigestOptions::default()
+    };
+    let mut read = match &a.digests {
+        Some(p) => Some(learn_digests(a, p, &opts)?),
         None => None,
     };
     let mut content = None;
-    if let Some((name, r)) = &read {
+    if let Some((name, r)) = &mut read {
         if !r.rejected.is_empty() {
             note(format_args!(
                 "{}: {} line(s) rejected",
@@ -170,13 +175,7 @@ pub fn learn(a: &LearnArgs) -> Result<i32, CliError> {
             }
         }
         pairs.extend(r.redirects.iter().cloned());
-        let opts = DigestOptions {
-            min_evidence: a.min_evidence,
-            significance: a.significance,
-            window: a.window,
-            ..DigestOptions::default()
-        };
-        content = Some(digest::learn(&r.records, &opts));
+        content = Some(std::mem::take(&mut r.rules));
     }
     let mut learned = Learned::from_pairs(
         pairs.iter().map(|(x, y)| (x.as_str(), y.as_str())),
@@ -345,36 +344,6 @@ fn rules_report(t: &mut String, learned: &Learned) {
         t.push_str(RULE_COLUMNS);
         t.push_str(&contradicted);
     }
-}
-
-/// Read the captures of `--digests` (decompressed like every input), in
-/// the format of `--input-format` or of the file's name.
-fn read_digests(
-    path: &Path,
-    format: Option<DigestFormatArg>,
-) -> Result<(String, ReadResult), CliError> {
-    let name = path.display().to_string();
-    let fmt = match format {
-        Some(DigestFormatArg::Cdx) => DigestFormat::Cdx,
-        Some(DigestFormatArg::Cdxj) => DigestFormat::Cdxj,
-        Some(DigestFormatArg::Csv) => DigestFormat::Csv,
-        Some(DigestFormatArg::Tsv) => DigestFormat::Tsv,
-        None => DigestFormat::from_path(&name).ok_or_else(|| {
-            CliError::msg(format!(
-                "cannot tell the format of {} from its name: give --input-format cdx, cdxj, csv or tsv",
-                escape(&name)
-            ))
-        })?,
-    };
-    let input = Input::parse(path);
-    let opened = batch::open_all(std::slice::from_ref(&input))?;
-    let Some(opened) = opened.into_iter().next() else {
-        return Err(CliError::msg("no input"));
-    };
-    let (stream, _) = batch::open_stream(opened, None)?;
-    let r = digest::read_records(std::io::BufReader::new(stream), fmt)
-        .map_err(|e| CliError::io(format!("cannot read {name}"), &e))?;
-    Ok((name, r))
 }
 
 /// Write to stdout; a closed stdout ends quietly.

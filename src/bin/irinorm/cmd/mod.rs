@@ -5,6 +5,7 @@
 mod check;
 mod dedup;
 mod info;
+mod learn_digests;
 mod links;
 mod map;
 mod seen;
