@@ -237,7 +237,9 @@ fn cdxj_fast(line: &str) -> Option<Record<'_>> {
     }
     Some(Record {
         url: dash(f.url)?,
-        urlkey: Some(urlkey).filter(|k| !k.is_empty() && *k != "-").map(Cow::Borrowed),
+        urlkey: Some(urlkey)
+            .filter(|k| !k.is_empty() && *k != "-")
+            .map(Cow::Borrowed),
         digest: dash(f.digest),
         timestamp: Some(Cow::Borrowed(timestamp)),
         status,

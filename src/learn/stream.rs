@@ -54,7 +54,10 @@ pub enum StreamError {
     Io(io::Error),
     /// The captures of `origin` are not contiguous: its host reappears at
     /// `line` (1-based) after other hosts.
-    Unsorted { origin: String, line: usize },
+    Unsorted {
+        origin: String,
+        line: usize,
+    },
 }
 
 impl From<io::Error> for StreamError {
@@ -423,7 +426,11 @@ pub fn learn_grouped<R: BufRead>(
             }
         }
         DigestFormat::Csv | DigestFormat::Tsv => {
-            let sep = if format == DigestFormat::Csv { b',' } else { b'\t' };
+            let sep = if format == DigestFormat::Csv {
+                b','
+            } else {
+                b'\t'
+            };
             let mut i = 0;
             for_each_delimited(Counted(r, progress), sep, &mut l.rejected, |rec| {
                 push(&rec.url, &rec.digest, rec.timestamp.as_deref(), i);

@@ -25,7 +25,11 @@ fn crawl(hosts: usize) -> Vec<String> {
             for cap in 0..5 {
                 let month = 1 + rnd(12);
                 let ts = format!("2021{month:02}{:02}120000", 1 + rnd(28));
-                let version = if page == 0 && h % 4 == 0 { month / 6 } else { 0 };
+                let version = if page == 0 && h % 4 == 0 {
+                    month / 6
+                } else {
+                    0
+                };
                 let id = rnd(2);
                 let digest = format!("D{h}p{page}i{id}v{version}");
                 let path = if cap % 4 == 3 {
@@ -38,7 +42,12 @@ fn crawl(hosts: usize) -> Vec<String> {
             }
         }
         if h % 5 == 0 {
-            rows.push((format!("{surt}/old"), "2021".into(), format!("http://{host}/old"), String::new()));
+            rows.push((
+                format!("{surt}/old"),
+                "2021".into(),
+                format!("http://{host}/old"),
+                String::new(),
+            ));
         }
         rows.sort();
         for (k, ts, url, digest) in rows {
@@ -144,11 +153,18 @@ fn unsorted_input_is_detected_and_grouped_gives_the_same_rules() {
 
 #[test]
 fn csv_and_cdx_headers() {
-    let csv = "url,digest,timestamp\nhttp://a.example/x?s=1,D,2020\nhttp://a.example/x?s=2,D,2021\n\
+    let csv =
+        "url,digest,timestamp\nhttp://a.example/x?s=1,D,2020\nhttp://a.example/x?s=2,D,2021\n\
                http://a.example/y?s=1,E\nhttp://a.example/y?s=3,E,20\n";
     let read = read_records(csv.as_bytes(), DigestFormat::Csv).unwrap();
     let want = learn(&read.records, &DigestOptions::default());
-    let got = learn_grouped(csv.as_bytes(), DigestFormat::Csv, &DigestOptions::default(), &mut |_| {}).unwrap();
+    let got = learn_grouped(
+        csv.as_bytes(),
+        DigestFormat::Csv,
+        &DigestOptions::default(),
+        &mut |_| {},
+    )
+    .unwrap();
     same(&want, &got.rules);
     assert_eq!(got.rejected, read.rejected);
     // A header (after a BOM) sets the layout of every chunk after it.
@@ -156,7 +172,14 @@ fn csv_and_cdx_headers() {
                http://b.example/ E 2021 200\n";
     let read = read_records(cdx.as_bytes(), DigestFormat::Cdx).unwrap();
     assert!(read.rejected.is_empty());
-    let got = learn_sorted_with(cdx.as_bytes(), Format::Cdx, &DigestOptions::default(), 1, &mut |_| {}).unwrap();
+    let got = learn_sorted_with(
+        cdx.as_bytes(),
+        Format::Cdx,
+        &DigestOptions::default(),
+        1,
+        &mut |_| {},
+    )
+    .unwrap();
     assert!(got.rejected.is_empty(), "{:?}", got.rejected);
     same(&learn(&read.records, &DigestOptions::default()), &got.rules);
     assert_eq!(got.origins, 2);

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use std::io::Write;
 
 use irinorm::batch::OutputFile;
-use irinorm::learn::digest::{self, DigestOptions};
+use irinorm::learn::digest::{self, DigestOptions, Evidence};
 use irinorm::learn::Learned;
 use irinorm::{Level, Mode, Rules};
 
@@ -202,14 +202,18 @@ pub fn learn(a: &LearnArgs) -> Result<i32, CliError> {
     if let Some((name, r)) = &read {
         let (records, unusable) = learned.content().record_counts();
         t.push_str(&format!(
-            "{}: {} captures read as content evidence ({} unusable URLs), {} not status 200 \
-             ({} redirects with a target), {} lines rejected\n",
+            "{}: {} captures read as content evidence ({} unusable URLs) on {} origins, \
+             {} not status 200 ({} redirects with a target), {} lines rejected; \
+             {} digests on two or more URLs ({} of them on distinct pages: not evidence)\n",
             escape(name),
             records,
             unusable,
+            r.origins,
             r.not_200,
             r.redirects.len(),
-            r.rejected.len()
+            r.rejected.len(),
+            r.stats.clusters,
+            r.stats.shared
         ));
     }
     if a.redirects.is_some() || !pairs.is_empty() {
@@ -259,9 +263,39 @@ fn duration(secs: i64) -> String {
 }
 
 /// The columns of a report's rule tables: those of the rules file that
-/// `-o` writes (`#host kind pattern support contradictions`), with the
-/// evidence each rule comes from first.
-const RULE_COLUMNS: &str = "source,host,kind,pattern,support,contradictions\n";
+/// `-o` writes (`#host kind pattern support contradictions clusters pairs
+/// disagreeing drift`), with the evidence each rule comes from first. A
+/// redirect rule has no clusters, pairs or drift (`-`); a digest rule's
+/// `disagreeing` is its merged pairs with different digests and `drift`
+/// the share the origin's drift baseline expects, both as rates too.
+const RULE_COLUMNS: &str =
+    "source,host,kind,pattern,support,contradictions,clusters,pairs,disagreeing,drift\n";
+
+/// One row of a report's rule table (CSV; host and pattern escaped).
+fn rule_row(
+    out: &mut String,
+    [source, host, kind, pattern]: [&str; 4],
+    support: usize,
+    contra: usize,
+    evidence: Option<&Evidence>,
+) {
+    let e = match evidence {
+        Some(e) => format!(
+            "{},{},{} ({:.1}%),{:.1}%",
+            e.clusters,
+            e.pairs,
+            e.disagreeing,
+            e.disagreement() * 100.0,
+            e.drift() * 100.0
+        ),
+        None => "-,-,-,-".to_owned(),
+    };
+    out.push_str(&format!(
+        "{source},{},{kind},{},{support},{contra},{e}\n",
+        escape(host),
+        escape(pattern)
+    ));
+}
 
 /// The rules of `learned` as the rules file has them (same rows, same
 /// order, CSV instead of TSV), in two tables: the rules applied, and the
@@ -269,45 +303,28 @@ const RULE_COLUMNS: &str = "source,host,kind,pattern,support,contradictions\n";
 fn rules_report(t: &mut String, learned: &Learned) {
     let mut active = String::new();
     let mut contradicted = String::new();
-    let row = |out: &mut String,
-               source: &str,
-               host: &str,
-               kind: &str,
-               pattern: &str,
-               support: usize,
-               contra: usize| {
-        out.push_str(&format!(
-            "{source},{},{kind},{},{support},{contra}\n",
-            escape(host),
-            escape(pattern)
-        ));
-    };
     let mut redirect_rules: Vec<_> = learned.rules().collect();
     redirect_rules.sort_by(|x, y| (&x.host, x.change.name()).cmp(&(&y.host, y.change.name())));
     for r in &redirect_rules {
         let pattern = r.path_kind.to_string();
-        row(
+        rule_row(
             &mut active,
-            "redirects",
-            &r.host,
-            r.change.name(),
-            &pattern,
+            ["redirects", &r.host, r.change.name(), &pattern],
             r.support,
             0,
+            None,
         );
     }
     for c in learned.contradictions() {
         let total: usize = c.observations.iter().map(|o| o.2).sum();
         for &(change, kind, n) in &c.observations {
             let pattern = kind.to_string();
-            row(
+            rule_row(
                 &mut contradicted,
-                "redirects",
-                &c.host,
-                change.name(),
-                &pattern,
+                ["redirects", &c.host, change.name(), &pattern],
                 n,
                 (total - n).max(1),
+                None,
             );
         }
     }
@@ -318,14 +335,12 @@ fn rules_report(t: &mut String, learned: &Learned) {
             &mut contradicted
         };
         let kind = r.kind.to_string();
-        row(
+        rule_row(
             out,
-            "digests",
-            &r.origin,
-            &kind,
-            &r.pattern,
+            ["digests", &r.origin, &kind, &r.pattern],
             r.support,
             r.contradictions,
+            Some(&r.evidence),
         );
     }
     t.push('\n');

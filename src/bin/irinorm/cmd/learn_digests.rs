@@ -28,7 +28,10 @@ pub fn learn_digests(
     let name = path.display().to_string();
     let fmt = format_of(&name, a.input_format)?;
     let input = Input::parse(path);
-    let bar = progress(input.size_hint().filter(|_| !compressed(path)), &run_args(a));
+    let bar = progress(
+        input.size_hint().filter(|_| !compressed(path)),
+        &run_args(a),
+    );
     let mut tick = |n: u64| {
         if let Some(b) = &bar {
             b.inc(n);
