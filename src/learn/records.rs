@@ -185,20 +185,6 @@ pub(crate) fn index_line<'a>(layout: &mut CdxLayout, i: usize, line: &'a str) ->
     }
 }
 
-/// The fields of a CDXJ object the learner reads, borrowed from the line
-/// when they hold no escapes.
-#[derive(serde::Deserialize)]
-struct CdxjFields<'a> {
-    #[serde(borrow)]
-    url: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    digest: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    status: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    redirect: Option<Cow<'a, str>>,
-}
-
 /// [`CdxLayout::record`], with a fast path for the usual CDXJ line (string
 /// or absent fields, no duplicate names) that gives the same record
 /// without building a JSON tree; anything else takes the general path,
@@ -212,38 +198,99 @@ fn record<'a>(layout: &CdxLayout, line: &'a str) -> Result<Record<'a>, String> {
     layout.record(line)
 }
 
-fn dash(s: Option<Cow<'_, str>>) -> Option<Cow<'_, str>> {
-    s.filter(|s| !s.is_empty() && s != "-")
-}
-
+/// The usual CDXJ line, `surtkey timestamp {json}` whose object has only
+/// string members without escapes or control characters, read without
+/// building a JSON tree; `None` for anything else (the general path reads
+/// it, or words its error). A record read here is the one the general path
+/// reads: members other than `url`, `digest`, `status` and `redirect` are
+/// skipped, and a line naming one of those twice is left to it.
 fn cdxj_fast(line: &str) -> Option<Record<'_>> {
     let (urlkey, rest) = line.split_once(' ')?;
     let (timestamp, json) = rest.split_once(' ')?;
     if !(4..=14).contains(&timestamp.len()) || !timestamp.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    // serde reads a struct from a JSON array too; the general path wants
-    // an object.
-    if !json.trim_start().starts_with('{') {
+    let b = json.as_bytes();
+    let ws = |i: &mut usize| {
+        while b.get(*i).is_some_and(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r')) {
+            *i += 1;
+        }
+    };
+    // A string without escapes or control characters starting at `i`.
+    let string = |i: &mut usize| -> Option<&str> {
+        if b.get(*i) != Some(&b'"') {
+            return None;
+        }
+        let start = *i + 1;
+        let len = b[start..].iter().position(|&c| c == b'"' || c == b'\\' || c < 0x20)?;
+        if b[start + len] != b'"' {
+            return None;
+        }
+        *i = start + len + 1;
+        Some(&json[start..start + len])
+    };
+    let mut i = 0;
+    ws(&mut i);
+    if b.get(i) != Some(&b'{') {
         return None;
     }
-    let f: CdxjFields = serde_json::from_str(json).ok()?;
-    let status = dash(f.status);
-    if status
-        .as_deref()
-        .is_some_and(|s| s.len() != 3 || !s.bytes().all(|b| b.is_ascii_digit()))
-    {
+    i += 1;
+    let mut got: [Option<&str>; 4] = [None; 4];
+    ws(&mut i);
+    if b.get(i) == Some(&b'}') {
+        return None;
+    }
+    loop {
+        ws(&mut i);
+        let name = string(&mut i)?;
+        ws(&mut i);
+        if b.get(i) != Some(&b':') {
+            return None;
+        }
+        i += 1;
+        ws(&mut i);
+        let value = string(&mut i)?;
+        let slot = match name {
+            "url" => 0,
+            "digest" => 1,
+            "status" => 2,
+            "redirect" => 3,
+            _ => usize::MAX,
+        };
+        if let Some(g) = got.get_mut(slot) {
+            if g.replace(value).is_some() {
+                return None;
+            }
+        }
+        ws(&mut i);
+        match b.get(i) {
+            Some(b',') => i += 1,
+            Some(b'}') => break,
+            _ => return None,
+        }
+    }
+    i += 1;
+    ws(&mut i);
+    if i != b.len() {
+        return None;
+    }
+    fn dash(s: Option<&str>) -> Option<&str> {
+        s.filter(|s| !s.is_empty() && *s != "-")
+    }
+    let [url, digest, status, redirect] = got;
+    let status = dash(status);
+    if status.is_some_and(|s| s.len() != 3 || !s.bytes().all(|b| b.is_ascii_digit())) {
         return None;
     }
     Some(Record {
-        url: dash(f.url)?,
+        url: Cow::Borrowed(dash(url)?),
         urlkey: Some(urlkey)
             .filter(|k| !k.is_empty() && *k != "-")
             .map(Cow::Borrowed),
-        digest: dash(f.digest),
+        digest: dash(digest).map(Cow::Borrowed),
         timestamp: Some(Cow::Borrowed(timestamp)),
-        status,
-        redirect: dash(f.redirect),
+        status: status.map(Cow::Borrowed),
+        redirect: dash(redirect).map(Cow::Borrowed),
     })
 }
 
@@ -417,6 +464,41 @@ h)/a 2020 {"url": "http://h/a?id=4", "digest": "A", "mime": "warc/revisit"}
             Some(DigestFormat::Cdxj)
         );
         assert_eq!(DigestFormat::from_path("crawl.txt"), None);
+    }
+
+    #[test]
+    fn the_fast_cdxj_path_reads_what_the_general_one_reads() {
+        let layout = CdxLayout::new(Format::Cdxj);
+        let lines = [
+            r#"a)/ 2020 {"url": "http://a/", "digest": "D", "status": "200"}"#,
+            r#"a)/ 2020 {"url":"http://a/","digest":"D"}  "#,
+            "a)/ 2020 {\t\"url\" :\r\"http://a/\" ,\"mime\": \"x\"}",
+            r#"a)/ 2020 {"url": "http://a/", "status": "-", "digest": ""}"#,
+            r#"a)/ 2020 {"url": "http://a/", "redirect": "/b", "status": "301"}"#,
+            r#"a)/ 2020 {"url": "http://a/", "url": "http://b/"}"#,
+            r#"a)/ 2020 {"url": "http://a/\u0041", "digest": "D"}"#,
+            r#"a)/ 2020 {"url": "http://a/", "status": 200}"#,
+            r#"a)/ 2020 {"url": "http://a/", "length": 7, "digest": "D"}"#,
+            r#"a)/ 2020 {"url": "http://a/", "x": {"y": 1}}"#,
+            r#"a)/ 2020 ["http://a/", "D"]"#,
+            r#"a)/ 2020 {"url": "http://a/"} x"#,
+            r#"a)/ 2020 {"url": "http://a/",}"#,
+            r#"a)/ 2020 {"url": "http://a/", "status": "20"}"#,
+            r#"a)/ 2020 {"url": "-"}"#,
+            r#"a)/ 2020 {}"#,
+            r#"a)/ 20x0 {"url": "http://a/"}"#,
+            r#"- 2020 {"url": "http://é/", "digest": "é"}"#,
+            "a)/ 2020 {\"url\": \"http://a/\u{1}\"}",
+        ];
+        let mut fast = 0;
+        for l in lines {
+            if let Some(r) = cdxj_fast(l) {
+                fast += 1;
+                assert_eq!(layout.record(l), Ok(r), "{l}");
+            }
+            assert_eq!(record(&layout, l), layout.record(l), "{l}");
+        }
+        assert_eq!(fast, 6);
     }
 
     #[test]

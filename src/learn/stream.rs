@@ -17,6 +17,7 @@
 //! caller groups the captures another way ([`learn_grouped`] in memory).
 //! CSV/TSV have no SURT key and are read by [`learn_grouped`].
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::io::{self, BufRead};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -70,7 +71,8 @@ impl From<io::Error> for StreamError {
 struct Chunk {
     seq: usize,
     layout: Arc<CdxLayout>,
-    text: String,
+    /// The lines' bytes, each with its `\n` (or none at the end of input).
+    text: Vec<u8>,
     /// (line number, end offset in `text`).
     lines: Vec<(usize, usize)>,
 }
@@ -201,69 +203,72 @@ fn cut_chunks<R: BufRead>(
     let fresh = |seq, layout: &Arc<CdxLayout>| Chunk {
         seq,
         layout: Arc::clone(layout),
-        text: String::with_capacity(chunk_bytes.min(CHUNK_BYTES) + 4096),
+        text: Vec::with_capacity(chunk_bytes.min(CHUNK_BYTES) + 4096),
         lines: Vec::new(),
     };
     let mut chunk = fresh(0, &layout);
     let mut host: Vec<u8> = Vec::new();
-    let mut buf: Vec<u8> = Vec::new();
     let mut i = 0;
     loop {
-        buf.clear();
-        let n = r.read_until(b'\n', &mut buf)?;
-        if n == 0 || stop.load(Ordering::Relaxed) {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        // Read the line straight into the chunk; it moves to the next
+        // chunk when it starts a host there.
+        let start = chunk.text.len();
+        let n = r.read_until(b'\n', &mut chunk.text)?;
+        if n == 0 {
             break;
         }
         progress(n as u64);
-        let line = buf.strip_suffix(b"\n").unwrap_or(&buf);
+        let line = &chunk.text[start..];
+        let line = line.strip_suffix(b"\n").unwrap_or(line);
         // A header changes how the lines after it are read: it starts a
         // chunk of its own layout.
         let bare = match i {
             0 => line.strip_prefix("\u{FEFF}".as_bytes()).unwrap_or(line),
             _ => line,
         };
-        if bare.starts_with(b" CDX ") && format == Format::Cdx {
+        if format == Format::Cdx && bare.starts_with(b" CDX ") {
             let mut l = (*layout).clone();
             let text = String::from_utf8_lossy(line);
             if matches!(index_line(&mut l, i, &text), IndexLine::Skip) {
-                if !chunk.lines.is_empty() {
-                    let next = fresh(chunk.seq + 1, &Arc::new(l.clone()));
-                    send(tx, std::mem::replace(&mut chunk, next))?;
-                } else {
-                    chunk.layout = Arc::new(l.clone());
-                }
+                chunk.text.truncate(start);
                 layout = Arc::new(l);
+                if chunk.lines.is_empty() {
+                    chunk.layout = Arc::clone(&layout);
+                } else {
+                    let next = fresh(chunk.seq + 1, &layout);
+                    send(tx, std::mem::replace(&mut chunk, next));
+                }
                 i += 1;
                 continue;
             }
         }
         let h = host_of(line);
         if h != host.as_slice() {
-            if chunk.text.len() >= chunk_bytes {
-                let next = fresh(chunk.seq + 1, &layout);
-                send(tx, std::mem::replace(&mut chunk, next))?;
-            }
             host.clear();
             host.extend_from_slice(h);
-        }
-        match std::str::from_utf8(line) {
-            Ok(s) => chunk.text.push_str(s),
-            Err(_) => chunk.text.push_str(&String::from_utf8_lossy(line)),
+            if start >= chunk_bytes {
+                let mut next = fresh(chunk.seq + 1, &layout);
+                next.text.extend_from_slice(&chunk.text[start..]);
+                chunk.text.truncate(start);
+                send(tx, std::mem::replace(&mut chunk, next));
+            }
         }
         chunk.lines.push((i, chunk.text.len()));
         i += 1;
     }
     if !chunk.lines.is_empty() {
-        send(tx, chunk)?;
+        send(tx, chunk);
     }
     Ok(())
 }
 
-fn send(tx: &mpsc::SyncSender<Chunk>, c: Chunk) -> io::Result<()> {
+fn send(tx: &mpsc::SyncSender<Chunk>, c: Chunk) {
     // The workers only hang up when they panicked; the panic is raised
     // when they are joined.
     let _ = tx.send(c);
-    Ok(())
 }
 
 /// Origins in the order of their first capture, found by name.
@@ -320,9 +325,14 @@ fn learn_chunk(c: Chunk, opts: &DigestOptions, claims: &Claims) -> ChunkOut {
     let mut origins = Origins::default();
     let mut start = 0;
     for &(i, end) in &c.lines {
-        let line = &c.text[start..end];
+        let bytes = &c.text[start..end];
         start = end;
-        match index_line(&mut layout, i, line) {
+        let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+        let line = match simdutf8::basic::from_utf8(bytes) {
+            Ok(s) => Cow::Borrowed(s),
+            Err(_) => String::from_utf8_lossy(bytes),
+        };
+        match index_line(&mut layout, i, &line) {
             IndexLine::Skip => {}
             IndexLine::Rejected(e) => out.rejected.push((i + 1, e)),
             IndexLine::Not200(redirect) => {
