@@ -267,8 +267,8 @@ proptest! {
 #[test]
 fn each_kind_alone() {
     let url = "http://www.a.example/d/Index.html?b=2&sid=1&a=1#f";
-    for kind in 0..KINDS.len() {
-        for pattern in 0..KINDS[kind].1.len() {
+    for (kind, (_, patterns)) in KINDS.iter().enumerate() {
+        for pattern in 0..patterns.len() {
             for twin in [false, true] {
                 check(url, &[(kind, pattern, twin, false)], Rules::NONE).unwrap();
                 check(url, &[(kind, pattern, twin, false)], Rules::default()).unwrap();

@@ -116,7 +116,10 @@ fn check_learned(opts: &irinorm_fuzz::Opts, data: &[u8]) {
         return;
     };
     let again = with.key(&k).expect("a key keys");
-    assert_eq!(again, k, "not idempotent with learned rules: {url:?}\n{file}");
+    assert_eq!(
+        again, k,
+        "not idempotent with learned rules: {url:?}\n{file}"
+    );
     let (a, b) = (parse(&k).unwrap(), parse(&plain).unwrap());
     let ctx = || format!("{url:?} -> {k:?}, without the rules {plain:?}\n{file}");
     assert_eq!(a.userinfo(), b.userinfo(), "{}", ctx());

@@ -212,7 +212,10 @@ fn cdxj_fast(line: &str) -> Option<Record<'_>> {
     }
     let b = json.as_bytes();
     let ws = |i: &mut usize| {
-        while b.get(*i).is_some_and(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r')) {
+        while b
+            .get(*i)
+            .is_some_and(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r'))
+        {
             *i += 1;
         }
     };
@@ -222,7 +225,9 @@ fn cdxj_fast(line: &str) -> Option<Record<'_>> {
             return None;
         }
         let start = *i + 1;
-        let len = b[start..].iter().position(|&c| c == b'"' || c == b'\\' || c < 0x20)?;
+        let len = b[start..]
+            .iter()
+            .position(|&c| c == b'"' || c == b'\\' || c < 0x20)?;
         if b[start + len] != b'"' {
             return None;
         }
