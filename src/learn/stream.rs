@@ -15,6 +15,8 @@
 //! An origin whose captures are in two chunks means the input is not
 //! grouped by host: the pass stops with [`StreamError::Unsorted`] and the
 //! caller groups the captures another way ([`learn_grouped`] in memory).
+//! (Hosts out of order inside one chunk need no grouping: the chunk's
+//! origins are built whole.)
 //! CSV/TSV have no SURT key and are read by [`learn_grouped`].
 
 use std::borrow::Cow;
