@@ -268,8 +268,8 @@ fn learn_from_digests_report_and_rules_file() {
     let o = run(&["learn", "--digests", &fixture("crawl.cdx")], b"");
     let report = ok(&o);
     assert!(
-        report.contains("http://shop.example,ignore-param,sid,3,1\n")
-            && report.contains("http://shop.example,ignore-param,utm_source,3,0\n"),
+        report.contains("http://shop.example,ignore-param,sid,3,1,")
+            && report.contains("http://shop.example,ignore-param,utm_source,3,0,"),
         "{report}"
     );
     let o = run(
@@ -284,8 +284,8 @@ fn learn_from_digests_report_and_rules_file() {
     );
     let report = ok(&o);
     assert!(
-        report.contains("http://shop.example,ignore-param,sid,3,0\n")
-            && report.contains("http://shop.example,ignore-param,utm_source,3,0\n"),
+        report.contains("http://shop.example,ignore-param,sid,3,0,")
+            && report.contains("http://shop.example,ignore-param,utm_source,3,0,"),
         "{report}"
     );
     assert!(!report.contains(",id,"), "{report}");

@@ -211,15 +211,23 @@ impl Learned {
         if self.by_host.is_empty() {
             return changed;
         }
-        if p.scheme == "http"
-            && p.port.is_empty()
-            && self.find(&host_port(p), Change::HttpsUpgrade).is_some()
-        {
-            p.scheme = "https".into();
-            changed = true;
-        }
+        let scheme_host = (p.scheme.len(), p.host.len());
+        let upgrade = |p: &mut Parts<'_>| {
+            let up = p.scheme == "http"
+                && p.port.is_empty()
+                && self.find(&host_port(p), Change::HttpsUpgrade).is_some();
+            if up {
+                p.scheme = "https".into();
+            }
+            up
+        };
+        changed |= upgrade(p);
         if p.host_kind == Some(HostKind::RegName) {
-            if !p.host.starts_with("www.") && self.find(&host_port(p), Change::WwwAdded).is_some() {
+            // An empty host has no `www.` twin.
+            if !p.host.is_empty()
+                && !p.host.starts_with("www.")
+                && self.find(&host_port(p), Change::WwwAdded).is_some()
+            {
                 p.host = format!("www.{}", p.host).into();
                 changed = true;
             }
@@ -233,6 +241,13 @@ impl Learned {
                     _ => break,
                 }
             }
+        }
+        // The host `www.` rules lead to may upgrade too.
+        changed |= upgrade(p);
+        // A scheme or host rewritten above is another origin: its content
+        // rules apply too, or the key would change when keyed again.
+        if (p.scheme.len(), p.host.len()) != scheme_host {
+            changed |= self.content.apply(p);
         }
         let host = host_port(p);
         let Some(rules) = self.by_host.get(&host) else {

@@ -34,7 +34,6 @@ use super::cluster::{Origin, OriginStats, Thresholds};
 use super::records::timestamp_secs;
 use super::MIN_EVIDENCE;
 use crate::iri::parse;
-use crate::ladder::learned::origin;
 use crate::ladder::parts::Parts;
 use crate::ladder::{key, Level};
 
@@ -124,21 +123,53 @@ pub fn parse_window(s: &str) -> Result<i64, String> {
         .ok_or_else(|| format!("window {s:?} is too long"))
 }
 
-/// A capture's URL as the learner sees it: (origin, path, query) of the
-/// scheme-rung key; `None` for a URL that is no evidence (not a valid
-/// reference, no authority, user info, or a path not starting with `/`).
-pub(crate) fn split_url(url: &str) -> Option<(String, String, Option<String>)> {
-    let k = key(url.trim(), Level::Scheme).ok()?;
-    let iri = parse(&k).ok()?;
+/// A capture's URL as the learner sees it: the parts of its scheme-rung
+/// key, borrowed from that key.
+pub(crate) struct KeyParts<'k> {
+    scheme: &'k str,
+    /// Host and port (`:port` or empty), as in the key.
+    host: &'k str,
+    port: &'k str,
+    pub path: &'k str,
+    pub query: Option<&'k str>,
+}
+
+impl KeyParts<'_> {
+    /// `scheme://host[:port]`, the origin rules belong to.
+    pub fn origin(&self) -> String {
+        format!("{}://{}{}", self.scheme, self.host, self.port)
+    }
+
+    /// Whether [`origin`](Self::origin) would be `o` (no allocation).
+    pub fn is_origin(&self, o: &str) -> bool {
+        o.strip_prefix(self.scheme)
+            .and_then(|r| r.strip_prefix("://"))
+            .and_then(|r| r.strip_prefix(self.host))
+            .is_some_and(|r| r == self.port)
+    }
+}
+
+/// The scheme-rung key of `url`, for [`split_key`]; `None` for a URL that
+/// is not a valid reference.
+pub(crate) fn url_key(url: &str) -> Option<String> {
+    key(url.trim(), Level::Scheme).ok()
+}
+
+/// The parts of a scheme-rung key; `None` for a URL that is no evidence
+/// (no authority, user info, or a path not starting with `/`).
+pub(crate) fn split_key(k: &str) -> Option<KeyParts<'_>> {
+    let iri = parse(k).ok()?;
     let p = Parts::of(&iri);
     if !p.has_authority || !p.userinfo.is_empty() || !p.path.starts_with('/') {
         return None;
     }
-    Some((
-        origin(&p),
-        p.path.to_string(),
-        p.query.as_deref().map(str::to_owned),
-    ))
+    Some(KeyParts {
+        scheme: iri.scheme().unwrap_or(""),
+        host: iri.host().unwrap_or(""),
+        port: p.port,
+        path: iri.path(),
+        query: iri.query(),
+    })
 }
 
 /// Learn content rules from captures held in memory (see the module
@@ -148,15 +179,16 @@ pub fn learn(records: &[DigestRecord], opts: &DigestOptions) -> ContentRules {
     let mut origins: HashMap<String, Origin> = HashMap::new();
     let mut unusable = 0;
     for r in records {
-        let Some((o, path, query)) = split_url(&r.url) else {
+        let k = url_key(&r.url);
+        let Some(parts) = k.as_deref().and_then(split_key) else {
             unusable += 1;
             continue;
         };
         let time = r.timestamp.as_deref().and_then(timestamp_secs);
         origins
-            .entry(o)
+            .entry(parts.origin())
             .or_insert_with_key(|o| Origin::new(o.clone()))
-            .push(&path, query.as_deref(), &r.digest, time);
+            .push(parts.path, parts.query, &r.digest, time);
     }
     let origins: Vec<Origin> = origins.into_values().collect();
     let (rules, _) = learn_origins(&origins, opts);

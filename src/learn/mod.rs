@@ -38,6 +38,7 @@
 pub mod cluster;
 pub mod digest;
 pub mod records;
+pub mod stream;
 
 use std::collections::BTreeMap;
 use std::io::Read;

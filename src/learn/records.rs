@@ -4,7 +4,9 @@
 
 use std::io::BufRead;
 
-use crate::cdx::{CdxLayout, Format};
+use std::borrow::Cow;
+
+use crate::cdx::{CdxLayout, Format, Record};
 use crate::iri::parse;
 
 /// One capture: URL, content digest, optional 4–14 digit timestamp.
@@ -31,11 +33,13 @@ pub fn timestamp_secs(ts: &str) -> Option<i64> {
     if !(4..=14).contains(&ts.len()) || !ts.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    let mut full = ts.to_owned();
-    full.push_str(&"00000101000000"[ts.len()..]);
-    let n = |a: usize, b: usize| full[a..b].parse::<i64>().ok();
-    let (y, m, d) = (n(0, 4)?, n(4, 6)?, n(6, 8)?);
-    let (hh, mm, ss) = (n(8, 10)?, n(10, 12)?, n(12, 14)?);
+    // Missing parts are the start of the period: month and day 01.
+    const START: &[u8; 14] = b"00000101000000";
+    let b = ts.as_bytes();
+    let digit = |i: usize| i64::from(b.get(i).copied().unwrap_or(START[i]) - b'0');
+    let n = |a: usize, z: usize| (a..z).fold(0, |v, i| v * 10 + digit(i));
+    let (y, m, d) = (n(0, 4), n(4, 6), n(6, 8));
+    let (hh, mm, ss) = (n(8, 10), n(10, 12), n(12, 14));
     if !(1..=12).contains(&m) || !(1..=31).contains(&d) || hh > 23 || mm > 59 || ss > 60 {
         return None;
     }
@@ -120,46 +124,179 @@ fn read_index<R: BufRead>(r: R, mut layout: CdxLayout) -> std::io::Result<ReadRe
     for (i, line) in r.split(b'\n').enumerate() {
         let line = line?;
         let line = String::from_utf8_lossy(&line);
-        let line = line.strip_suffix('\r').unwrap_or(&line);
-        let line = if i == 0 {
-            line.strip_prefix('\u{FEFF}').unwrap_or(line)
-        } else {
-            line
-        };
-        if line.trim().is_empty() {
-            continue;
-        }
-        match layout.header(line) {
-            Ok(true) => continue,
-            Ok(false) => {}
-            Err(e) => {
-                out.rejected.push((i + 1, e));
-                continue;
-            }
-        }
-        match layout.record(line) {
-            Ok(rec) if rec.status.as_deref().is_some_and(|s| s != "200") => {
+        match index_line(&mut layout, i, &line) {
+            IndexLine::Skip => {}
+            IndexLine::Rejected(e) => out.rejected.push((i + 1, e)),
+            IndexLine::Not200(redirect) => {
                 out.not_200 += 1;
-                if let (Some(s), Some(to)) = (rec.status.as_deref(), rec.redirect.as_deref()) {
-                    if s.starts_with('3') {
-                        if let Some(to) = redirect_target(&rec.url, to) {
-                            out.redirects.push((rec.url.into_owned(), to));
-                        }
-                    }
-                }
+                out.redirects.extend(redirect);
             }
-            Ok(rec) => match rec.digest {
-                Some(d) => out.records.push(DigestRecord {
-                    url: rec.url.into_owned(),
-                    digest: d.into_owned(),
-                    timestamp: rec.timestamp.map(|t| t.into_owned()),
-                }),
-                None => out.rejected.push((i + 1, "no digest".into())),
-            },
-            Err(e) => out.rejected.push((i + 1, e)),
+            IndexLine::Capture(rec) => out.records.push(DigestRecord {
+                url: rec.url.into_owned(),
+                digest: rec.digest.unwrap_or_default().into_owned(),
+                timestamp: rec.timestamp.map(|t| t.into_owned()),
+            }),
         }
     }
     Ok(out)
+}
+
+/// What one CDX/CDXJ line is to the learner.
+pub(crate) enum IndexLine<'a> {
+    /// Blank, or a ` CDX …` header (read into the layout).
+    Skip,
+    Rejected(String),
+    /// A capture whose status is not 200, with the redirect it names.
+    Not200(Option<(String, String)>),
+    /// A status-200 (or status-less) capture; its digest is `Some`.
+    Capture(Record<'a>),
+}
+
+/// Classify the `i`-th (0-based) line of an index (without its `\n`);
+/// a header line updates `layout`.
+pub(crate) fn index_line<'a>(layout: &mut CdxLayout, i: usize, line: &'a str) -> IndexLine<'a> {
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    let line = if i == 0 {
+        line.strip_prefix('\u{FEFF}').unwrap_or(line)
+    } else {
+        line
+    };
+    if line.trim().is_empty() {
+        return IndexLine::Skip;
+    }
+    match layout.header(line) {
+        Ok(true) => return IndexLine::Skip,
+        Ok(false) => {}
+        Err(e) => return IndexLine::Rejected(e),
+    }
+    match record(layout, line) {
+        Ok(rec) if rec.status.as_deref().is_some_and(|s| s != "200") => {
+            let mut redirect = None;
+            if let (Some(s), Some(to)) = (rec.status.as_deref(), rec.redirect.as_deref()) {
+                if s.starts_with('3') {
+                    redirect = redirect_target(&rec.url, to).map(|to| (rec.url.into_owned(), to));
+                }
+            }
+            IndexLine::Not200(redirect)
+        }
+        Ok(rec) if rec.digest.is_some() => IndexLine::Capture(rec),
+        Ok(_) => IndexLine::Rejected("no digest".into()),
+        Err(e) => IndexLine::Rejected(e),
+    }
+}
+
+/// [`CdxLayout::record`], with a fast path for the usual CDXJ line (string
+/// or absent fields, no duplicate names) that gives the same record
+/// without building a JSON tree; anything else takes the general path,
+/// which also words the errors.
+fn record<'a>(layout: &CdxLayout, line: &'a str) -> Result<Record<'a>, String> {
+    if layout.format() == Format::Cdxj {
+        if let Some(r) = cdxj_fast(line) {
+            return Ok(r);
+        }
+    }
+    layout.record(line)
+}
+
+/// The usual CDXJ line, `surtkey timestamp {json}` whose object has only
+/// string members without escapes or control characters, read without
+/// building a JSON tree; `None` for anything else (the general path reads
+/// it, or words its error). A record read here is the one the general path
+/// reads: members other than `url`, `digest`, `status` and `redirect` are
+/// skipped, and a line naming one of those twice is left to it.
+fn cdxj_fast(line: &str) -> Option<Record<'_>> {
+    let (urlkey, rest) = line.split_once(' ')?;
+    let (timestamp, json) = rest.split_once(' ')?;
+    if !(4..=14).contains(&timestamp.len()) || !timestamp.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let b = json.as_bytes();
+    let ws = |i: &mut usize| {
+        while b
+            .get(*i)
+            .is_some_and(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r'))
+        {
+            *i += 1;
+        }
+    };
+    // A string without escapes or control characters starting at `i`.
+    let string = |i: &mut usize| -> Option<&str> {
+        if b.get(*i) != Some(&b'"') {
+            return None;
+        }
+        let start = *i + 1;
+        let len = b[start..]
+            .iter()
+            .position(|&c| c == b'"' || c == b'\\' || c < 0x20)?;
+        if b[start + len] != b'"' {
+            return None;
+        }
+        *i = start + len + 1;
+        Some(&json[start..start + len])
+    };
+    let mut i = 0;
+    ws(&mut i);
+    if b.get(i) != Some(&b'{') {
+        return None;
+    }
+    i += 1;
+    let mut got: [Option<&str>; 4] = [None; 4];
+    ws(&mut i);
+    if b.get(i) == Some(&b'}') {
+        return None;
+    }
+    loop {
+        ws(&mut i);
+        let name = string(&mut i)?;
+        ws(&mut i);
+        if b.get(i) != Some(&b':') {
+            return None;
+        }
+        i += 1;
+        ws(&mut i);
+        let value = string(&mut i)?;
+        let slot = match name {
+            "url" => 0,
+            "digest" => 1,
+            "status" => 2,
+            "redirect" => 3,
+            _ => usize::MAX,
+        };
+        if let Some(g) = got.get_mut(slot) {
+            if g.replace(value).is_some() {
+                return None;
+            }
+        }
+        ws(&mut i);
+        match b.get(i) {
+            Some(b',') => i += 1,
+            Some(b'}') => break,
+            _ => return None,
+        }
+    }
+    i += 1;
+    ws(&mut i);
+    if i != b.len() {
+        return None;
+    }
+    fn dash(s: Option<&str>) -> Option<&str> {
+        s.filter(|s| !s.is_empty() && *s != "-")
+    }
+    let [url, digest, status, redirect] = got;
+    let status = dash(status);
+    if status.is_some_and(|s| s.len() != 3 || !s.bytes().all(|b| b.is_ascii_digit())) {
+        return None;
+    }
+    Some(Record {
+        url: Cow::Borrowed(dash(url)?),
+        urlkey: Some(urlkey)
+            .filter(|k| !k.is_empty() && *k != "-")
+            .map(Cow::Borrowed),
+        digest: dash(digest).map(Cow::Borrowed),
+        timestamp: Some(Cow::Borrowed(timestamp)),
+        status: status.map(Cow::Borrowed),
+        redirect: dash(redirect).map(Cow::Borrowed),
+    })
 }
 
 /// A redirect's target resolved against the URL it came from.
@@ -172,6 +309,20 @@ fn redirect_target(from: &str, to: &str) -> Option<String> {
 
 fn read_delimited<R: BufRead>(r: R, sep: u8) -> std::io::Result<ReadResult> {
     let mut out = ReadResult::default();
+    let mut records = Vec::new();
+    for_each_delimited(r, sep, &mut out.rejected, |rec| records.push(rec))?;
+    out.records = records;
+    Ok(out)
+}
+
+/// The records of a CSV (`sep` `,`) or TSV (`\t`) file, one at a time, in
+/// order; rejected lines are added to `rejected`.
+pub(crate) fn for_each_delimited<R: BufRead>(
+    r: R,
+    sep: u8,
+    rejected: &mut Vec<(usize, String)>,
+    mut each: impl FnMut(DigestRecord),
+) -> std::io::Result<()> {
     let mut rdr = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
@@ -190,7 +341,7 @@ fn read_delimited<R: BufRead>(r: R, sep: u8) -> std::io::Result<ReadResult> {
                     // Not reached with flexible byte records; kept so that
                     // a future csv error is a rejected line, not a panic.
                     let line = rdr.position().line() as usize;
-                    out.rejected.push((line, format!("{other:?}")));
+                    rejected.push((line, format!("{other:?}")));
                     continue;
                 }
             },
@@ -233,11 +384,11 @@ fn read_delimited<R: BufRead>(r: R, sep: u8) -> std::io::Result<ReadResult> {
             )),
         };
         match got {
-            Ok(r) => out.records.push(r),
-            Err(e) => out.rejected.push((line, e)),
+            Ok(r) => each(r),
+            Err(e) => rejected.push((line, e)),
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 #[cfg(test)]
@@ -318,6 +469,41 @@ h)/a 2020 {"url": "http://h/a?id=4", "digest": "A", "mime": "warc/revisit"}
             Some(DigestFormat::Cdxj)
         );
         assert_eq!(DigestFormat::from_path("crawl.txt"), None);
+    }
+
+    #[test]
+    fn the_fast_cdxj_path_reads_what_the_general_one_reads() {
+        let layout = CdxLayout::new(Format::Cdxj);
+        let lines = [
+            r#"a)/ 2020 {"url": "http://a/", "digest": "D", "status": "200"}"#,
+            r#"a)/ 2020 {"url":"http://a/","digest":"D"}  "#,
+            "a)/ 2020 {\t\"url\" :\r\"http://a/\" ,\"mime\": \"x\"}",
+            r#"a)/ 2020 {"url": "http://a/", "status": "-", "digest": ""}"#,
+            r#"a)/ 2020 {"url": "http://a/", "redirect": "/b", "status": "301"}"#,
+            r#"a)/ 2020 {"url": "http://a/", "url": "http://b/"}"#,
+            r#"a)/ 2020 {"url": "http://a/\u0041", "digest": "D"}"#,
+            r#"a)/ 2020 {"url": "http://a/", "status": 200}"#,
+            r#"a)/ 2020 {"url": "http://a/", "length": 7, "digest": "D"}"#,
+            r#"a)/ 2020 {"url": "http://a/", "x": {"y": 1}}"#,
+            r#"a)/ 2020 ["http://a/", "D"]"#,
+            r#"a)/ 2020 {"url": "http://a/"} x"#,
+            r#"a)/ 2020 {"url": "http://a/",}"#,
+            r#"a)/ 2020 {"url": "http://a/", "status": "20"}"#,
+            r#"a)/ 2020 {"url": "-"}"#,
+            r#"a)/ 2020 {}"#,
+            r#"a)/ 20x0 {"url": "http://a/"}"#,
+            r#"- 2020 {"url": "http://é/", "digest": "é"}"#,
+            "a)/ 2020 {\"url\": \"http://a/\u{1}\"}",
+        ];
+        let mut fast = 0;
+        for l in lines {
+            if let Some(r) = cdxj_fast(l) {
+                fast += 1;
+                assert_eq!(layout.record(l), Ok(r), "{l}");
+            }
+            assert_eq!(record(&layout, l), layout.record(l), "{l}");
+        }
+        assert_eq!(fast, 6);
     }
 
     #[test]

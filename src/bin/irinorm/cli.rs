@@ -339,6 +339,21 @@ pub struct LearnArgs {
     /// Apply it with `--level protocol --learned FILE`.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+
+    /// Digests: worker threads learning origins (default: all cores). A
+    /// CDX/CDXJ index sorted by SURT key is read in one streaming pass, a
+    /// host at a time; other input is grouped by origin in memory first.
+    /// The rules are the same whatever the number of threads.
+    #[arg(short = 'j', long, value_name = "N")]
+    pub threads: Option<usize>,
+
+    /// Show a progress bar (default: on a terminal, inputs over 64 MiB).
+    #[arg(long, overrides_with = "no_progress")]
+    pub progress: bool,
+
+    /// Never show a progress bar.
+    #[arg(long, overrides_with = "progress")]
+    pub no_progress: bool,
 }
 
 /// Format of `learn --digests`.

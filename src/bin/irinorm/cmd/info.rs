@@ -5,15 +5,14 @@
 use std::borrow::Cow;
 use std::io::Write;
 
-use std::path::Path;
-
-use irinorm::batch::{self, Input, OutputFile};
-use irinorm::learn::digest::{self, DigestFormat, DigestOptions, ReadResult};
+use irinorm::batch::OutputFile;
+use irinorm::learn::digest::{self, DigestOptions, Evidence};
 use irinorm::learn::Learned;
 use irinorm::{Level, Mode, Rules};
 
+use super::learn_digests::learn_digests;
 use super::{normalizer, note, prep, redirect_pairs, PREVIEW};
-use crate::cli::{CliError, CompareArgs, DigestFormatArg, InputArgs, LearnArgs, LevelArg};
+use crate::cli::{CliError, CompareArgs, InputArgs, LearnArgs, LevelArg};
 use crate::term::escape;
 
 /// `compare`: the keys of A and B at each rung (with the same options as
@@ -149,12 +148,18 @@ pub fn learn(a: &LearnArgs) -> Result<i32, CliError> {
         Some(p) => redirect_pairs(p)?,
         None => Vec::new(),
     };
-    let read = match &a.digests {
-        Some(p) => Some(read_digests(p, a.input_format)?),
+    let opts = DigestOptions {
+        min_evidence: a.min_evidence,
+        significance: a.significance,
+        window: a.window,
+        ..DigestOptions::default()
+    };
+    let mut read = match &a.digests {
+        Some(p) => Some(learn_digests(a, p, &opts)?),
         None => None,
     };
     let mut content = None;
-    if let Some((name, r)) = &read {
+    if let Some((name, r)) = &mut read {
         if !r.rejected.is_empty() {
             note(format_args!(
                 "{}: {} line(s) rejected",
@@ -170,13 +175,7 @@ pub fn learn(a: &LearnArgs) -> Result<i32, CliError> {
             }
         }
         pairs.extend(r.redirects.iter().cloned());
-        let opts = DigestOptions {
-            min_evidence: a.min_evidence,
-            significance: a.significance,
-            window: a.window,
-            ..DigestOptions::default()
-        };
-        content = Some(digest::learn(&r.records, &opts));
+        content = Some(std::mem::take(&mut r.rules));
     }
     let mut learned = Learned::from_pairs(
         pairs.iter().map(|(x, y)| (x.as_str(), y.as_str())),
@@ -203,14 +202,18 @@ pub fn learn(a: &LearnArgs) -> Result<i32, CliError> {
     if let Some((name, r)) = &read {
         let (records, unusable) = learned.content().record_counts();
         t.push_str(&format!(
-            "{}: {} captures read as content evidence ({} unusable URLs), {} not status 200 \
-             ({} redirects with a target), {} lines rejected\n",
+            "{}: {} captures read as content evidence ({} unusable URLs) on {} origins, \
+             {} not status 200 ({} redirects with a target), {} lines rejected; \
+             {} digests on two or more URLs ({} of them on distinct pages: not evidence)\n",
             escape(name),
             records,
             unusable,
+            r.origins,
             r.not_200,
             r.redirects.len(),
-            r.rejected.len()
+            r.rejected.len(),
+            r.stats.clusters,
+            r.stats.shared
         ));
     }
     if a.redirects.is_some() || !pairs.is_empty() {
@@ -260,9 +263,39 @@ fn duration(secs: i64) -> String {
 }
 
 /// The columns of a report's rule tables: those of the rules file that
-/// `-o` writes (`#host kind pattern support contradictions`), with the
-/// evidence each rule comes from first.
-const RULE_COLUMNS: &str = "source,host,kind,pattern,support,contradictions\n";
+/// `-o` writes (`#host kind pattern support contradictions clusters pairs
+/// disagreeing drift`), with the evidence each rule comes from first. A
+/// redirect rule has no clusters, pairs or drift (`-`); a digest rule's
+/// `disagreeing` is its merged pairs with different digests and `drift`
+/// the share the origin's drift baseline expects, both as rates too.
+const RULE_COLUMNS: &str =
+    "source,host,kind,pattern,support,contradictions,clusters,pairs,disagreeing,drift\n";
+
+/// One row of a report's rule table (CSV; host and pattern escaped).
+fn rule_row(
+    out: &mut String,
+    [source, host, kind, pattern]: [&str; 4],
+    support: usize,
+    contra: usize,
+    evidence: Option<&Evidence>,
+) {
+    let e = match evidence {
+        Some(e) => format!(
+            "{},{},{} ({:.1}%),{:.1}%",
+            e.clusters,
+            e.pairs,
+            e.disagreeing,
+            e.disagreement() * 100.0,
+            e.drift() * 100.0
+        ),
+        None => "-,-,-,-".to_owned(),
+    };
+    out.push_str(&format!(
+        "{source},{},{kind},{},{support},{contra},{e}\n",
+        escape(host),
+        escape(pattern)
+    ));
+}
 
 /// The rules of `learned` as the rules file has them (same rows, same
 /// order, CSV instead of TSV), in two tables: the rules applied, and the
@@ -270,45 +303,28 @@ const RULE_COLUMNS: &str = "source,host,kind,pattern,support,contradictions\n";
 fn rules_report(t: &mut String, learned: &Learned) {
     let mut active = String::new();
     let mut contradicted = String::new();
-    let row = |out: &mut String,
-               source: &str,
-               host: &str,
-               kind: &str,
-               pattern: &str,
-               support: usize,
-               contra: usize| {
-        out.push_str(&format!(
-            "{source},{},{kind},{},{support},{contra}\n",
-            escape(host),
-            escape(pattern)
-        ));
-    };
     let mut redirect_rules: Vec<_> = learned.rules().collect();
     redirect_rules.sort_by(|x, y| (&x.host, x.change.name()).cmp(&(&y.host, y.change.name())));
     for r in &redirect_rules {
         let pattern = r.path_kind.to_string();
-        row(
+        rule_row(
             &mut active,
-            "redirects",
-            &r.host,
-            r.change.name(),
-            &pattern,
+            ["redirects", &r.host, r.change.name(), &pattern],
             r.support,
             0,
+            None,
         );
     }
     for c in learned.contradictions() {
         let total: usize = c.observations.iter().map(|o| o.2).sum();
         for &(change, kind, n) in &c.observations {
             let pattern = kind.to_string();
-            row(
+            rule_row(
                 &mut contradicted,
-                "redirects",
-                &c.host,
-                change.name(),
-                &pattern,
+                ["redirects", &c.host, change.name(), &pattern],
                 n,
                 (total - n).max(1),
+                None,
             );
         }
     }
@@ -319,14 +335,12 @@ fn rules_report(t: &mut String, learned: &Learned) {
             &mut contradicted
         };
         let kind = r.kind.to_string();
-        row(
+        rule_row(
             out,
-            "digests",
-            &r.origin,
-            &kind,
-            &r.pattern,
+            ["digests", &r.origin, &kind, &r.pattern],
             r.support,
             r.contradictions,
+            Some(&r.evidence),
         );
     }
     t.push('\n');
@@ -345,36 +359,6 @@ fn rules_report(t: &mut String, learned: &Learned) {
         t.push_str(RULE_COLUMNS);
         t.push_str(&contradicted);
     }
-}
-
-/// Read the captures of `--digests` (decompressed like every input), in
-/// the format of `--input-format` or of the file's name.
-fn read_digests(
-    path: &Path,
-    format: Option<DigestFormatArg>,
-) -> Result<(String, ReadResult), CliError> {
-    let name = path.display().to_string();
-    let fmt = match format {
-        Some(DigestFormatArg::Cdx) => DigestFormat::Cdx,
-        Some(DigestFormatArg::Cdxj) => DigestFormat::Cdxj,
-        Some(DigestFormatArg::Csv) => DigestFormat::Csv,
-        Some(DigestFormatArg::Tsv) => DigestFormat::Tsv,
-        None => DigestFormat::from_path(&name).ok_or_else(|| {
-            CliError::msg(format!(
-                "cannot tell the format of {} from its name: give --input-format cdx, cdxj, csv or tsv",
-                escape(&name)
-            ))
-        })?,
-    };
-    let input = Input::parse(path);
-    let opened = batch::open_all(std::slice::from_ref(&input))?;
-    let Some(opened) = opened.into_iter().next() else {
-        return Err(CliError::msg("no input"));
-    };
-    let (stream, _) = batch::open_stream(opened, None)?;
-    let r = digest::read_records(std::io::BufReader::new(stream), fmt)
-        .map_err(|e| CliError::io(format!("cannot read {name}"), &e))?;
-    Ok((name, r))
 }
 
 /// Write to stdout; a closed stdout ends quietly.

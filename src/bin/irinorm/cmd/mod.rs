@@ -5,6 +5,7 @@
 mod check;
 mod dedup;
 mod info;
+mod learn_digests;
 mod links;
 mod map;
 mod seen;
@@ -109,7 +110,11 @@ fn learned_rules(k: &KeyArgs) -> Result<Option<Learned>, CliError> {
     };
     Ok(match (from_redirects, from_file) {
         (Some(a), Some(b)) => Some(a.merge(b)),
-        (a, b) => a.or(b),
+        // A file's rows judged together: rows that contradict each other
+        // (slash added and removed, an index with a slash rule, a `www.`
+        // cycle) are set aside, as when they were learned.
+        (None, Some(b)) => Some(b.merge(Learned::default())),
+        (a, None) => a,
     })
 }
 

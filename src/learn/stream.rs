@@ -1,0 +1,485 @@
+//! The digest learner in one streaming pass over an index sorted by SURT
+//! key (3987bis §5.3.4 evidence at crawl scale): captures of one host are
+//! contiguous in such an index, so each origin is learned as soon as its
+//! captures have been read, and memory holds a few hosts, not the crawl.
+//!
+//! The reading thread only cuts the input into *chunks* of whole lines
+//! that end where the host changes (the SURT key's host, before `)`, or a
+//! URL's authority): a chunk holds every line of its hosts. Workers (the
+//! rayon pool, fed through a bounded queue) parse the lines, build the
+//! chunk's [`Origin`]s in input order and learn them. Rules are the same as
+//! [`learn`](super::digest::learn) on the same records, whatever the
+//! number of workers or the chunk size: an origin's captures reach its
+//! `Origin` in input order, and the rules are sorted at the end.
+//!
+//! An origin whose captures are in two chunks means the input is not
+//! grouped by host: the pass stops with [`StreamError::Unsorted`] and the
+//! caller groups the captures another way ([`learn_grouped`] in memory).
+//! (Hosts out of order inside one chunk need no grouping: the chunk's
+//! origins are built whole.)
+//! CSV/TSV have no SURT key and are read by [`learn_grouped`].
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::io::{self, BufRead};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
+
+use rayon::prelude::*;
+
+use super::cluster::{Origin, OriginStats};
+use super::digest::{learn_origins, split_key, url_key, ContentRule, ContentRules, DigestOptions};
+use super::records::{for_each_delimited, index_line, timestamp_secs, DigestFormat, IndexLine};
+use crate::cdx::{CdxLayout, Format};
+
+/// Bytes of lines gathered before a chunk is handed to the workers (a
+/// chunk ends at a host boundary, so a host larger than this is one
+/// larger chunk).
+pub const CHUNK_BYTES: usize = 1 << 20;
+
+/// What one pass found besides the rules (the figures of
+/// [`ReadResult`](super::records::ReadResult), without the records).
+#[derive(Debug, Default)]
+pub struct Learnt {
+    /// Rules, with `records` and `unusable` counted.
+    pub rules: ContentRules,
+    pub rejected: Vec<(usize, String)>,
+    pub not_200: usize,
+    pub redirects: Vec<(String, String)>,
+    /// Origins learned and what the learner saw on them.
+    pub origins: usize,
+    pub stats: OriginStats,
+}
+
+/// Why a streaming pass stopped.
+#[derive(Debug)]
+pub enum StreamError {
+    Io(io::Error),
+    /// The captures of `origin` are not contiguous: its host reappears at
+    /// `line` (1-based) after other hosts.
+    Unsorted {
+        origin: String,
+        line: usize,
+    },
+}
+
+impl From<io::Error> for StreamError {
+    fn from(e: io::Error) -> Self {
+        StreamError::Io(e)
+    }
+}
+
+/// Lines of an index, whole hosts, with their 0-based line numbers.
+struct Chunk {
+    seq: usize,
+    layout: Arc<CdxLayout>,
+    /// The lines' bytes, each with its `\n` (or none at the end of input).
+    text: Vec<u8>,
+    /// (line number, end offset in `text`).
+    lines: Vec<(usize, usize)>,
+}
+
+/// A chunk's share of the result.
+#[derive(Default)]
+struct ChunkOut {
+    seq: usize,
+    rules: Vec<ContentRule>,
+    rejected: Vec<(usize, String)>,
+    not_200: usize,
+    redirects: Vec<(String, String)>,
+    records: usize,
+    unusable: usize,
+    origins: usize,
+    stats: OriginStats,
+}
+
+/// The host part of an index line's first field: a SURT key up to its
+/// `)`, or the authority of a URL; the whole field otherwise.
+fn host_of(line: &[u8]) -> &[u8] {
+    let field = line.split(|&b| b == b' ').next().unwrap_or_default();
+    if let Some(at) = memchr::memmem::find(field, b"://") {
+        let rest = &field[at + 3..];
+        let end = rest
+            .iter()
+            .position(|b| matches!(b, b'/' | b'?' | b'#'))
+            .unwrap_or(rest.len());
+        return &rest[..end];
+    }
+    match memchr::memchr(b')', field) {
+        Some(end) => &field[..=end],
+        None => field,
+    }
+}
+
+/// Which chunk each origin was learned in; a second chunk is a sign the
+/// input is not grouped by host.
+#[derive(Default)]
+struct Claims {
+    by_origin: Mutex<HashMap<String, usize>>,
+    broken: AtomicBool,
+    first_broken: Mutex<Option<(usize, String, usize)>>,
+}
+
+impl Claims {
+    fn claim(&self, origin: &str, seq: usize, line: usize) -> bool {
+        let mut m = self.by_origin.lock().unwrap_or_else(|e| e.into_inner());
+        match m.get(origin) {
+            Some(&s) if s != seq => {
+                self.broken.store(true, Ordering::Relaxed);
+                let mut f = self.first_broken.lock().unwrap_or_else(|e| e.into_inner());
+                if f.as_ref().is_none_or(|x| line < x.0) {
+                    *f = Some((line, origin.to_owned(), seq));
+                }
+                false
+            }
+            Some(_) => true,
+            None => {
+                m.insert(origin.to_owned(), seq);
+                true
+            }
+        }
+    }
+}
+
+/// Learn the content rules of a CDX/CDXJ index sorted (or at least
+/// grouped) by host, in one pass; `progress` is called with the bytes
+/// read. Chunks go to the current rayon pool through a queue of twice as
+/// many chunks as it has threads.
+pub fn learn_sorted<R: BufRead>(
+    r: R,
+    format: Format,
+    opts: &DigestOptions,
+    progress: &mut dyn FnMut(u64),
+) -> Result<Learnt, StreamError> {
+    learn_sorted_with(r, format, opts, CHUNK_BYTES, progress)
+}
+
+/// [`learn_sorted`] with chunks of about `chunk_bytes`.
+pub fn learn_sorted_with<R: BufRead>(
+    mut r: R,
+    format: Format,
+    opts: &DigestOptions,
+    chunk_bytes: usize,
+    progress: &mut dyn FnMut(u64),
+) -> Result<Learnt, StreamError> {
+    let claims = Claims::default();
+    let (tx, rx) = mpsc::sync_channel::<Chunk>(2 * rayon::current_num_threads());
+    let (outs, read) = std::thread::scope(|s| {
+        let claims = &claims;
+        let workers = s.spawn(move || {
+            rx.into_iter()
+                .par_bridge()
+                .map(|c| learn_chunk(c, opts, claims))
+                .collect::<Vec<ChunkOut>>()
+        });
+        let read = cut_chunks(&mut r, format, chunk_bytes, &tx, &claims.broken, progress);
+        drop(tx);
+        let outs = workers.join();
+        (outs, read)
+    });
+    read?;
+    let mut outs = match outs {
+        Ok(o) => o,
+        Err(p) => std::panic::resume_unwind(p),
+    };
+    if let Some((line, origin, _)) = claims.first_broken.into_inner().unwrap_or(None) {
+        return Err(StreamError::Unsorted {
+            origin,
+            line: line + 1,
+        });
+    }
+    outs.sort_unstable_by_key(|o| o.seq);
+    Ok(gather(outs))
+}
+
+/// The reading thread: lines into chunks that end at a host boundary.
+fn cut_chunks<R: BufRead>(
+    r: &mut R,
+    format: Format,
+    chunk_bytes: usize,
+    tx: &mpsc::SyncSender<Chunk>,
+    stop: &AtomicBool,
+    progress: &mut dyn FnMut(u64),
+) -> io::Result<()> {
+    let mut layout = Arc::new(CdxLayout::new(format));
+    let fresh = |seq, layout: &Arc<CdxLayout>| Chunk {
+        seq,
+        layout: Arc::clone(layout),
+        text: Vec::with_capacity(chunk_bytes.min(CHUNK_BYTES) + 4096),
+        lines: Vec::new(),
+    };
+    let mut chunk = fresh(0, &layout);
+    let mut host: Vec<u8> = Vec::new();
+    let mut i = 0;
+    loop {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        // Read the line straight into the chunk; it moves to the next
+        // chunk when it starts a host there.
+        let start = chunk.text.len();
+        let n = r.read_until(b'\n', &mut chunk.text)?;
+        if n == 0 {
+            break;
+        }
+        progress(n as u64);
+        let line = &chunk.text[start..];
+        let line = line.strip_suffix(b"\n").unwrap_or(line);
+        // A header changes how the lines after it are read: it starts a
+        // chunk of its own layout.
+        let bare = match i {
+            0 => line.strip_prefix("\u{FEFF}".as_bytes()).unwrap_or(line),
+            _ => line,
+        };
+        if format == Format::Cdx && bare.starts_with(b" CDX ") {
+            let mut l = (*layout).clone();
+            let text = String::from_utf8_lossy(line);
+            if matches!(index_line(&mut l, i, &text), IndexLine::Skip) {
+                chunk.text.truncate(start);
+                layout = Arc::new(l);
+                if chunk.lines.is_empty() {
+                    chunk.layout = Arc::clone(&layout);
+                } else {
+                    let next = fresh(chunk.seq + 1, &layout);
+                    send(tx, std::mem::replace(&mut chunk, next));
+                }
+                i += 1;
+                continue;
+            }
+        }
+        let h = host_of(line);
+        if h != host.as_slice() {
+            host.clear();
+            host.extend_from_slice(h);
+            if start >= chunk_bytes {
+                let mut next = fresh(chunk.seq + 1, &layout);
+                next.text.extend_from_slice(&chunk.text[start..]);
+                chunk.text.truncate(start);
+                send(tx, std::mem::replace(&mut chunk, next));
+            }
+        }
+        chunk.lines.push((i, chunk.text.len()));
+        i += 1;
+    }
+    if !chunk.lines.is_empty() {
+        send(tx, chunk);
+    }
+    Ok(())
+}
+
+fn send(tx: &mpsc::SyncSender<Chunk>, c: Chunk) {
+    // The workers only hang up when they panicked; the panic is raised
+    // when they are joined.
+    let _ = tx.send(c);
+}
+
+/// Origins in the order of their first capture, found by name.
+#[derive(Default)]
+struct Origins {
+    list: Vec<Origin>,
+    /// Line of each origin's first capture.
+    first_line: Vec<usize>,
+    index: HashMap<String, usize>,
+    last: Option<usize>,
+}
+
+impl Origins {
+    /// Add a capture of `url` (its key parts) to its origin.
+    fn push(&mut self, url: &str, digest: &str, ts: Option<&str>, line: usize) -> bool {
+        let Some(k) = url_key(url) else {
+            return false;
+        };
+        let Some(parts) = split_key(&k) else {
+            return false;
+        };
+        let at = match self.last {
+            Some(l) if parts.is_origin(&self.list[l].origin) => l,
+            _ => {
+                let o = parts.origin();
+                let at = match self.index.get(&o) {
+                    Some(&at) => at,
+                    None => {
+                        self.list.push(Origin::new(o.clone()));
+                        self.first_line.push(line);
+                        self.index.insert(o, self.list.len() - 1);
+                        self.list.len() - 1
+                    }
+                };
+                self.last = Some(at);
+                at
+            }
+        };
+        let time = ts.and_then(timestamp_secs);
+        self.list[at].push(parts.path, parts.query, digest, time);
+        true
+    }
+}
+
+fn learn_chunk(c: Chunk, opts: &DigestOptions, claims: &Claims) -> ChunkOut {
+    let mut out = ChunkOut {
+        seq: c.seq,
+        ..ChunkOut::default()
+    };
+    if claims.broken.load(Ordering::Relaxed) {
+        return out;
+    }
+    let mut layout = (*c.layout).clone();
+    let mut origins = Origins::default();
+    let mut start = 0;
+    for &(i, end) in &c.lines {
+        let bytes = &c.text[start..end];
+        start = end;
+        let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+        let line = match simdutf8::basic::from_utf8(bytes) {
+            Ok(s) => Cow::Borrowed(s),
+            Err(_) => String::from_utf8_lossy(bytes),
+        };
+        match index_line(&mut layout, i, &line) {
+            IndexLine::Skip => {}
+            IndexLine::Rejected(e) => out.rejected.push((i + 1, e)),
+            IndexLine::Not200(redirect) => {
+                out.not_200 += 1;
+                out.redirects.extend(redirect);
+            }
+            IndexLine::Capture(rec) => {
+                out.records += 1;
+                let digest = rec.digest.as_deref().unwrap_or_default();
+                if !origins.push(&rec.url, digest, rec.timestamp.as_deref(), i) {
+                    out.unusable += 1;
+                }
+            }
+        }
+    }
+    let t = opts.thresholds();
+    for (o, &line) in origins.list.iter().zip(&origins.first_line) {
+        if !claims.claim(&o.origin, c.seq, line) {
+            return out;
+        }
+    }
+    for o in &origins.list {
+        let (rules, stats) = o.learn(&t);
+        out.rules.extend(rules);
+        out.stats = out.stats.plus(stats);
+    }
+    out.origins = origins.list.len();
+    out
+}
+
+fn gather(outs: Vec<ChunkOut>) -> Learnt {
+    let mut l = Learnt::default();
+    let (mut records, mut unusable) = (0, 0);
+    let mut rules = Vec::new();
+    for o in outs {
+        rules.extend(o.rules);
+        l.rejected.extend(o.rejected);
+        l.not_200 += o.not_200;
+        l.redirects.extend(o.redirects);
+        records += o.records;
+        unusable += o.unusable;
+        l.origins += o.origins;
+        l.stats = l.stats.plus(o.stats);
+    }
+    l.rules = ContentRules::from_candidates(rules);
+    l.rules.records = records;
+    l.rules.unusable = unusable;
+    l
+}
+
+/// Learn from captures in any order (CSV, TSV, an index not sorted by
+/// host): every origin is built in memory as the records are read (URLs
+/// and digests interned per origin), then the origins are learned on the
+/// rayon pool. Same rules as [`learn`](super::digest::learn).
+pub fn learn_grouped<R: BufRead>(
+    r: R,
+    format: DigestFormat,
+    opts: &DigestOptions,
+    progress: &mut dyn FnMut(u64),
+) -> io::Result<Learnt> {
+    let mut l = Learnt::default();
+    let mut origins = Origins::default();
+    let (mut records, mut unusable) = (0, 0);
+    let mut push = |url: &str, digest: &str, ts: Option<&str>, line: usize| {
+        records += 1;
+        if !origins.push(url, digest, ts, line) {
+            unusable += 1;
+        }
+    };
+    match format {
+        DigestFormat::Cdx | DigestFormat::Cdxj => {
+            let f = if format == DigestFormat::Cdx {
+                Format::Cdx
+            } else {
+                Format::Cdxj
+            };
+            let mut layout = CdxLayout::new(f);
+            let mut r = Counted(r, progress);
+            let mut buf = Vec::new();
+            let mut i = 0;
+            loop {
+                buf.clear();
+                if r.read_until(b'\n', &mut buf)? == 0 {
+                    break;
+                }
+                let line = buf.strip_suffix(b"\n").unwrap_or(&buf);
+                let line = String::from_utf8_lossy(line);
+                match index_line(&mut layout, i, &line) {
+                    IndexLine::Skip => {}
+                    IndexLine::Rejected(e) => l.rejected.push((i + 1, e)),
+                    IndexLine::Not200(redirect) => {
+                        l.not_200 += 1;
+                        l.redirects.extend(redirect);
+                    }
+                    IndexLine::Capture(rec) => {
+                        let d = rec.digest.as_deref().unwrap_or_default();
+                        push(&rec.url, d, rec.timestamp.as_deref(), i);
+                    }
+                }
+                i += 1;
+            }
+        }
+        DigestFormat::Csv | DigestFormat::Tsv => {
+            let sep = if format == DigestFormat::Csv {
+                b','
+            } else {
+                b'\t'
+            };
+            let mut i = 0;
+            for_each_delimited(Counted(r, progress), sep, &mut l.rejected, |rec| {
+                push(&rec.url, &rec.digest, rec.timestamp.as_deref(), i);
+                i += 1;
+            })?;
+        }
+    }
+    let (rules, stats) = learn_origins(&origins.list, opts);
+    l.origins = origins.list.len();
+    l.stats = stats;
+    l.rules = ContentRules::from_candidates(rules);
+    l.rules.records = records;
+    l.rules.unusable = unusable;
+    Ok(l)
+}
+
+/// A reader that reports the bytes read.
+struct Counted<'p, R>(R, &'p mut dyn FnMut(u64));
+
+impl<R: io::Read> io::Read for Counted<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.0.read(buf)?;
+        (self.1)(n as u64);
+        Ok(n)
+    }
+}
+
+impl<R: BufRead> BufRead for Counted<'_, R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        self.0.fill_buf()
+    }
+
+    fn consume(&mut self, n: usize) {
+        (self.1)(n as u64);
+        self.0.consume(n);
+    }
+}
+
+#[cfg(test)]
+mod tests;

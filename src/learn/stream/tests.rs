@@ -1,0 +1,194 @@
+//! The streaming learner gives the rules of the in-memory one, whatever
+//! the chunk size, the number of threads and the input order.
+
+use super::*;
+use crate::learn::digest::learn;
+use crate::learn::records::read_records;
+
+/// A small crawl as a SURT-sorted CDXJ: per host, pages whose `sid` never
+/// changes content, an `id` that selects it, case aliases, and content
+/// that drifts over the months; plus a redirect, an error and a bad line.
+fn crawl(hosts: usize) -> Vec<String> {
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut rnd = |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n
+    };
+    let mut lines = Vec::new();
+    for h in 0..hosts {
+        let host = format!("h{h:03}.example");
+        let surt = format!("example,h{h:03})");
+        let mut rows = Vec::new();
+        for page in 0..6 {
+            for cap in 0..5 {
+                let month = 1 + rnd(12);
+                let ts = format!("2021{month:02}{:02}120000", 1 + rnd(28));
+                let version = if page == 0 && h % 4 == 0 {
+                    month / 6
+                } else {
+                    0
+                };
+                let id = rnd(2);
+                let digest = format!("D{h}p{page}i{id}v{version}");
+                let path = if cap % 4 == 3 {
+                    format!("/Page{page}")
+                } else {
+                    format!("/page{page}")
+                };
+                let url = format!("http://{host}{path}?id={id}&sid={}", rnd(1000));
+                rows.push((format!("{surt}{}", path.to_lowercase()), ts, url, digest));
+            }
+        }
+        if h % 5 == 0 {
+            rows.push((
+                format!("{surt}/old"),
+                "2021".into(),
+                format!("http://{host}/old"),
+                String::new(),
+            ));
+        }
+        rows.sort();
+        for (k, ts, url, digest) in rows {
+            lines.push(if digest.is_empty() {
+                format!("{k} {ts} {{\"url\": \"{url}\", \"status\": \"301\", \"redirect\": \"/new\", \"digest\": \"R\"}}")
+            } else {
+                format!("{k} {ts} {{\"url\": \"{url}\", \"status\": \"200\", \"digest\": \"{digest}\"}}")
+            });
+        }
+        if h % 7 == 0 {
+            lines.push(format!("{surt}/bad 2021 {{\"url\": 7}}"));
+        }
+    }
+    lines
+}
+
+fn in_memory(text: &str) -> (ContentRules, crate::learn::records::ReadResult) {
+    let read = read_records(text.as_bytes(), DigestFormat::Cdxj).unwrap();
+    (learn(&read.records, &DigestOptions::default()), read)
+}
+
+fn streamed(text: &str, chunk: usize, threads: usize) -> Result<Learnt, StreamError> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap();
+    let mut bytes = 0;
+    let l = pool.install(|| {
+        learn_sorted_with(
+            text.as_bytes(),
+            Format::Cdxj,
+            &DigestOptions::default(),
+            chunk,
+            &mut |n| bytes += n,
+        )
+    });
+    if l.is_ok() {
+        assert_eq!(bytes, text.len() as u64);
+    }
+    l
+}
+
+fn same(a: &ContentRules, b: &ContentRules) {
+    assert_eq!(a.candidates(), b.candidates());
+    assert_eq!(a.record_counts(), b.record_counts());
+}
+
+#[test]
+fn sorted_input_gives_the_rules_of_the_in_memory_learner() {
+    let text = crawl(40).join("\n") + "\n";
+    let (want, read) = in_memory(&text);
+    let active = want.active().count();
+    let all = want.candidates().len();
+    assert!(active > 0 && all > active, "{active} of {all} learned");
+    for (chunk, threads) in [(1, 1), (1, 3), (700, 2), (1 << 20, 1), (5_000, 4)] {
+        let got = streamed(&text, chunk, threads).unwrap();
+        same(&want, &got.rules);
+        assert_eq!(got.rejected, read.rejected);
+        assert_eq!(got.not_200, read.not_200);
+        assert_eq!(got.redirects, read.redirects);
+        assert_eq!(got.origins, 40);
+    }
+}
+
+#[test]
+fn unsorted_input_is_detected_and_grouped_gives_the_same_rules() {
+    let mut lines = crawl(12);
+    // Move one host's first line to the end: its origin reappears.
+    let at = lines.iter().position(|l| l.contains("\"200\"")).unwrap();
+    let first = lines.remove(at);
+    lines.push(first);
+    let text = lines.join("\n") + "\n";
+    let (want, read) = in_memory(&text);
+    match streamed(&text, 1, 2) {
+        Err(StreamError::Unsorted { origin, line }) => {
+            assert_eq!(origin, "http://h000.example");
+            assert!(line > 1);
+        }
+        other => panic!("not detected: {:?}", other.map(|l| l.origins)),
+    }
+    // One chunk holds everything: no host is split, nothing to detect.
+    same(&want, &streamed(&text, usize::MAX, 2).unwrap().rules);
+    for threads in [1, 2] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let got = pool
+            .install(|| {
+                learn_grouped(
+                    text.as_bytes(),
+                    DigestFormat::Cdxj,
+                    &DigestOptions::default(),
+                    &mut |_| {},
+                )
+            })
+            .unwrap();
+        same(&want, &got.rules);
+        assert_eq!(got.rejected, read.rejected);
+        assert_eq!(got.redirects, read.redirects);
+    }
+}
+
+#[test]
+fn csv_and_cdx_headers() {
+    let csv =
+        "url,digest,timestamp\nhttp://a.example/x?s=1,D,2020\nhttp://a.example/x?s=2,D,2021\n\
+               http://a.example/y?s=1,E\nhttp://a.example/y?s=3,E,20\n";
+    let read = read_records(csv.as_bytes(), DigestFormat::Csv).unwrap();
+    let want = learn(&read.records, &DigestOptions::default());
+    let got = learn_grouped(
+        csv.as_bytes(),
+        DigestFormat::Csv,
+        &DigestOptions::default(),
+        &mut |_| {},
+    )
+    .unwrap();
+    same(&want, &got.rules);
+    assert_eq!(got.rejected, read.rejected);
+    // A header (after a BOM) sets the layout of every chunk after it.
+    let cdx = "\u{FEFF} CDX a k b s\nhttp://a.example/x?s=1 D 2020 200\nhttp://a.example/x?s=2 D 2021 200\n\
+               http://b.example/ E 2021 200\n";
+    let read = read_records(cdx.as_bytes(), DigestFormat::Cdx).unwrap();
+    assert!(read.rejected.is_empty());
+    let got = learn_sorted_with(
+        cdx.as_bytes(),
+        Format::Cdx,
+        &DigestOptions::default(),
+        1,
+        &mut |_| {},
+    )
+    .unwrap();
+    assert!(got.rejected.is_empty(), "{:?}", got.rejected);
+    same(&learn(&read.records, &DigestOptions::default()), &got.rules);
+    assert_eq!(got.origins, 2);
+}
+
+#[test]
+fn hosts_of_lines() {
+    assert_eq!(host_of(b"com,example)/a?b 2020 {}"), b"com,example)");
+    assert_eq!(host_of(b"http://a.example:8/x?y D 2020"), b"a.example:8");
+    assert_eq!(host_of(b"weird"), b"weird");
+    assert_eq!(host_of(b""), b"");
+}
