@@ -11,7 +11,6 @@ use std::sync::atomic::Ordering::Relaxed;
 use super::shared::{Graph, LinkReject, Shared};
 use super::stream::unescape;
 use crate::archive::{self, Link};
-use crate::batch::sink::csv_field;
 use crate::batch::{KeyFn, RejectReason};
 
 /// What the line key function needs.
@@ -131,7 +130,6 @@ fn edges(cx: &Ctx<'_>, at: &At, page: &str, base: Option<&str>, links: &[Link<'_
     let sh = cx.shared;
     sh.pages.fetch_add(1, Relaxed);
     sh.links.fetch_add(links.len() as u64, Relaxed);
-    let mut out = String::new();
     let source = match (cx.key)(page, None) {
         Ok(s) => s,
         Err(e) => {
@@ -178,17 +176,13 @@ fn edges(cx: &Ctx<'_>, at: &At, page: &str, base: Option<&str>, links: &[Link<'_
         },
         Graph::Pages => None,
     };
-    let mut buf = Vec::new();
+    let dir = web_base.as_ref().and_then(base_dir);
+    let mut out = String::with_capacity(links.len() * (source.len() + 48));
     let (mut ok, mut bad, mut dropped) = (0u64, 0u64, 0u64);
+    let mut joined = String::new();
     for (i, l) in links.iter().enumerate() {
         let keyed = match &web_base {
-            Some(b) => match b.join(&l.url) {
-                Ok(u) => (cx.key)(u.as_str(), None).map(|k| Cow::Owned(k.into_owned())),
-                Err(e) => Err(RejectReason::Key(crate::Error::new(
-                    0,
-                    crate::ErrorKind::UrlStandard(e.to_string()),
-                ))),
-            },
+            Some(b) => web_key(cx, b, dir, &l.url, &mut joined),
             None => (cx.key)(&l.url, Some(&base)),
         };
         let target = match keyed {
@@ -200,35 +194,37 @@ fn edges(cx: &Ctx<'_>, at: &At, page: &str, base: Option<&str>, links: &[Link<'_
             }
         };
         ok += 1;
-        buf.clear();
+        let mark = out.len();
+        if !out.is_empty() {
+            out.push(' ');
+        }
         match &src_host {
             Some(sh_name) => match graph_host_of(&target) {
                 Some(t) if t != *sh_name => {
-                    csv_field(&mut buf, sh_name.as_bytes());
-                    buf.push(b',');
-                    csv_field(&mut buf, t.as_bytes());
+                    push_field(&mut out, sh_name);
+                    out.push(',');
+                    push_field(&mut out, &t);
                 }
                 _ => {
                     dropped += 1;
+                    out.truncate(mark);
                     continue;
                 }
             },
             None => {
-                csv_field(&mut buf, source.as_bytes());
-                buf.push(b',');
-                csv_field(&mut buf, target.as_bytes());
+                push_field(&mut out, &source);
+                out.push(',');
+                push_field(&mut out, &target);
             }
         }
         if cx.with_path {
-            buf.push(b',');
-            let path = l.path.replace(' ', "%20");
-            csv_field(&mut buf, path.as_bytes());
+            out.push(',');
+            if l.path.contains(' ') {
+                push_field(&mut out, &l.path.replace(' ', "%20"));
+            } else {
+                push_field(&mut out, &l.path);
+            }
         }
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        // Keys and host names are ASCII or UTF-8 text; CSV quoting keeps it so.
-        out.push_str(std::str::from_utf8(&buf).unwrap_or_default());
     }
     sh.accepted.fetch_add(ok, Relaxed);
     sh.rejected.fetch_add(bad, Relaxed);
@@ -237,6 +233,102 @@ fn edges(cx: &Ctx<'_>, at: &At, page: &str, base: Option<&str>, links: &[Link<'_
         out.push(' ');
     }
     out
+}
+
+/// A CSV field (quoted where CSV needs it) onto `out`.
+fn push_field(out: &mut String, s: &str) {
+    if !crate::simd::bytes::csv_needs_quotes(s.as_bytes(), b',') {
+        out.push_str(s);
+        return;
+    }
+    out.push('"');
+    out.push_str(&s.replace('"', "\"\""));
+    out.push('"');
+}
+
+/// The serialization of an `http:` or `https:` base up to the last `/` of
+/// its path: what a path-relative reference is appended to.
+fn base_dir(b: &url::Url) -> Option<&str> {
+    if !matches!(b.scheme(), "http" | "https") {
+        return None;
+    }
+    let s = &b[..url::Position::AfterPath];
+    let path_at = b[..url::Position::BeforePath].len();
+    s[path_at..].rfind('/').map(|i| &s[..path_at + i + 1])
+}
+
+/// How the URL Standard reads a reference against a special base (§4.4,
+/// scheme start and no-scheme states).
+#[derive(Debug, PartialEq, Eq)]
+enum RefShape {
+    /// `scheme://…`: the base plays no part.
+    Authority,
+    /// No scheme, and it starts with a path segment: the base's path up to
+    /// its last `/`, then the reference, is what the parser reads.
+    PathRelative,
+    /// Anything else (`/…`, `?…`, `#…`, `scheme:…`, leading spaces or
+    /// controls): the full join.
+    Other,
+}
+
+fn ref_shape(r: &str) -> RefShape {
+    let b = r.as_bytes();
+    // The parser drops tabs and newlines anywhere first (§4.4).
+    let Some(&first) = b
+        .first()
+        .filter(|_| memchr::memchr3(b'\t', b'\n', b'\r', b).is_none())
+    else {
+        return RefShape::Other;
+    };
+    if first.is_ascii_alphabetic() {
+        let n = b
+            .iter()
+            .position(|c| !(c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.')))
+            .unwrap_or(b.len());
+        return match &b[n..] {
+            [b':', b'/', b'/', ..] => RefShape::Authority,
+            [b':', ..] => RefShape::Other,
+            _ => RefShape::PathRelative,
+        };
+    }
+    match first {
+        b'0'..=b'9' | b'.' | b'-' | b'_' | b'~' | b'%' | 0x80.. => RefShape::PathRelative,
+        _ => RefShape::Other,
+    }
+}
+
+/// The key of `href` joined to `base` by the URL Standard. An absolute
+/// `scheme://` reference is keyed as it is, a path-relative one appended
+/// to the base's directory `dir` (in `buf`): the key function's web mode
+/// parses both as the join would, without building the joined URL. A key
+/// error takes the full join, whose error is the one reported.
+fn web_key<'r>(
+    cx: &Ctx<'_>,
+    base: &url::Url,
+    dir: Option<&str>,
+    href: &'r str,
+    buf: &mut String,
+) -> Result<Cow<'r, str>, RejectReason> {
+    let quick = match (ref_shape(href), dir) {
+        (RefShape::Authority, _) => (cx.key)(href, None).ok(),
+        (RefShape::PathRelative, Some(d)) => {
+            buf.clear();
+            buf.push_str(d);
+            buf.push_str(href);
+            (cx.key)(buf, None).ok().map(|k| Cow::Owned(k.into_owned()))
+        }
+        _ => None,
+    };
+    if let Some(k) = quick {
+        return Ok(k);
+    }
+    match base.join(href) {
+        Ok(u) => (cx.key)(u.as_str(), None).map(|k| Cow::Owned(k.into_owned())),
+        Err(e) => Err(RejectReason::Key(crate::Error::new(
+            0,
+            crate::ErrorKind::UrlStandard(e.to_string()),
+        ))),
+    }
 }
 
 impl LinkReject {
