@@ -521,3 +521,103 @@ fn output_is_identical_across_threads_and_spilling_budgets() {
     }
     assert!(outs[0].3 < outs[0].2, "keys merge some links");
 }
+
+/// Web mode joins each link to its page's base once parsed, appending a
+/// relative link to the part of the base it keeps: the same edges and
+/// rejects as the key function resolving each link itself, for links of
+/// every shape the URL Standard's parser tells apart (§4.4).
+#[test]
+fn the_web_join_equals_resolving_each_link() {
+    let pages = [
+        "http://u:p@h.example:8080/d/e/f?q=1#frag",
+        "https://h.example",
+        "http://h.example/d/",
+        "https://H.EXAMPLE/a/../b/c",
+        "http://h.example/d/%7Ex;p?a&b",
+    ];
+    let hrefs = [
+        "",
+        "#",
+        "#f",
+        "?",
+        "?q=1&r",
+        "/",
+        "/p/q",
+        "//x.example/p",
+        "\\\\x.example/p",
+        "/\\x.example",
+        "\\p",
+        "a",
+        "a/b",
+        "a/b:c",
+        "a:b",
+        "a b",
+        "http:x",
+        "http:/x",
+        "HTTP://X.EXAMPLE/Y/./Z",
+        "https://x.example:443/",
+        "ftp://x.example/",
+        "mailto:a@b",
+        "./a",
+        "../a",
+        "../../../../a",
+        ".",
+        "..",
+        "%2e%2e/a",
+        "%2E/b",
+        "~u",
+        "-a",
+        "_b",
+        "1a",
+        "1:2",
+        "a+b.c-d:e",
+        "münchen",
+        "/münchen/ä?ö#ü",
+        " a",
+        "a ",
+        "\ta",
+        "a\nb",
+        "h\ttp://x.example/",
+        "//",
+        "///x",
+        "?a=%zz",
+        "/%",
+        "[",
+        "a#b#c",
+        "a?b?c",
+        "javascript:void(0)",
+        "data:,x",
+        "//[::1]/",
+        "//x.example:99999/",
+        "http://[x/",
+    ];
+    let mut csv = String::from("s,t\n");
+    for p in pages {
+        for h in hrefs {
+            csv.push_str(&format!("\"{p}\",\"{}\"\n", h.replace('"', "\"\"")));
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("e.csv");
+    std::fs::write(&path, csv).unwrap();
+    for level in [Level::String, Level::Syntax] {
+        let cfg = |web_join| links::Config {
+            kind: Kind::Delimited {
+                delimiter: b',',
+                header: true,
+                source: Column::Index(0),
+                target: Column::Index(1),
+                base: None,
+            },
+            web_join,
+            ..with_columns("source,target,count,first_record")
+        };
+        let each = run(std::slice::from_ref(&path), level, &cfg(false));
+        let joined = run(std::slice::from_ref(&path), level, &cfg(true));
+        assert_eq!(joined.csv, each.csv, "{level:?}");
+        let at =
+            |r: &Run| -> Vec<(u64, u64)> { r.rejects.iter().map(|r| (r.record, r.link)).collect() };
+        assert_eq!(at(&joined), at(&each), "{level:?}");
+        assert!(each.summary.accepted > 200, "{:?}", each.summary);
+    }
+}

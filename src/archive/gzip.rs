@@ -9,7 +9,7 @@
 
 use std::io::{self, BufRead, BufReader, Read};
 
-use flate2::{Crc, Decompress, FlushDecompress, Status};
+use flate2::{Decompress, FlushDecompress, Status};
 
 /// Counts the bytes read from the file.
 struct Counting<R> {
@@ -44,7 +44,11 @@ pub struct Members<R> {
     r: BufReader<Counting<R>>,
     state: State,
     inflate: Decompress,
-    crc: Crc,
+    /// CRC-32 of the member's bytes so far (`crc32fast`: a carry-less
+    /// multiply kernel where the CPU has one).
+    crc: crc32fast::Hasher,
+    /// The member's size so far, modulo 2³² (ISIZE).
+    size: u32,
     /// The file offset of the current member (or, plain, of the next byte).
     member: u64,
     /// Decompressed bytes handed out.
@@ -60,7 +64,8 @@ impl<R: Read> Members<R> {
             r,
             state: if gz { State::Between } else { State::Plain },
             inflate: Decompress::new(false),
-            crc: Crc::new(),
+            crc: crc32fast::Hasher::new(),
+            size: 0,
             member: 0,
             out: 0,
         })
@@ -150,7 +155,7 @@ impl<R: Read> Members<R> {
         let t = self.take::<8>("trailer")?;
         let crc = u32::from_le_bytes([t[0], t[1], t[2], t[3]]);
         let size = u32::from_le_bytes([t[4], t[5], t[6], t[7]]);
-        if crc != self.crc.sum() || size != self.crc.amount() {
+        if crc != self.crc.clone().finalize() || size != self.size {
             return Err(self.error(io::ErrorKind::InvalidData, "CRC or size mismatch"));
         }
         Ok(())
@@ -179,6 +184,7 @@ impl<R: Read> Read for Members<R> {
                     self.header()?;
                     self.inflate.reset(false);
                     self.crc.reset();
+                    self.size = 0;
                     self.state = State::Member;
                 }
                 State::Member => {
@@ -199,6 +205,7 @@ impl<R: Read> Read for Members<R> {
                     let n = (self.inflate.total_out() - out0) as usize;
                     self.r.consume(used);
                     self.crc.update(&buf[..n]);
+                    self.size = self.size.wrapping_add(n as u32);
                     self.out += n as u64;
                     if status == Status::StreamEnd {
                         self.trailer()?;

@@ -176,13 +176,13 @@ fn edges(cx: &Ctx<'_>, at: &At, page: &str, base: Option<&str>, links: &[Link<'_
         },
         Graph::Pages => None,
     };
-    let dir = web_base.as_ref().and_then(base_dir);
+    let ends = web_base.as_ref().and_then(base_ends);
     let mut out = String::with_capacity(links.len() * (source.len() + 48));
     let (mut ok, mut bad, mut dropped) = (0u64, 0u64, 0u64);
     let mut joined = String::new();
     for (i, l) in links.iter().enumerate() {
         let keyed = match &web_base {
-            Some(b) => web_key(cx, b, dir, &l.url, &mut joined),
+            Some(b) => web_key(cx, b, ends, &l.url, &mut joined),
             None => (cx.key)(&l.url, Some(&base)),
         };
         let target = match keyed {
@@ -246,39 +246,56 @@ fn push_field(out: &mut String, s: &str) {
     out.push('"');
 }
 
-/// The serialization of an `http:` or `https:` base up to the last `/` of
-/// its path: what a path-relative reference is appended to.
-fn base_dir(b: &url::Url) -> Option<&str> {
+/// Where the parts of an `http:` or `https:` base end in its
+/// serialization: what a relative reference is appended to.
+#[derive(Clone, Copy)]
+struct BaseEnds {
+    /// Before the path (`scheme://authority`).
+    origin: usize,
+    /// After the last `/` of the path.
+    dir: usize,
+    path: usize,
+    query: usize,
+}
+
+fn base_ends(b: &url::Url) -> Option<BaseEnds> {
     if !matches!(b.scheme(), "http" | "https") {
         return None;
     }
-    let s = &b[..url::Position::AfterPath];
-    let path_at = b[..url::Position::BeforePath].len();
-    s[path_at..].rfind('/').map(|i| &s[..path_at + i + 1])
+    let origin = b[..url::Position::BeforePath].len();
+    let path = b[..url::Position::AfterPath].len();
+    let dir = origin + b.as_str()[origin..path].rfind('/')? + 1;
+    Some(BaseEnds {
+        origin,
+        dir,
+        path,
+        query: b[..url::Position::AfterQuery].len(),
+    })
 }
 
-/// How the URL Standard reads a reference against a special base (§4.4,
-/// scheme start and no-scheme states).
-#[derive(Debug, PartialEq, Eq)]
+/// How the URL Standard reads a reference against a special base (§4.4:
+/// scheme start, no scheme and relative states).
 enum RefShape {
     /// `scheme://…`: the base plays no part.
     Authority,
-    /// No scheme, and it starts with a path segment: the base's path up to
-    /// its last `/`, then the reference, is what the parser reads.
-    PathRelative,
-    /// Anything else (`/…`, `?…`, `#…`, `scheme:…`, leading spaces or
-    /// controls): the full join.
+    /// A reference the parser reads as the base's serialization up to a
+    /// point, then the reference: a path segment (the base's directory),
+    /// `/` and a segment (its origin), `?…` (its path), `#…` or nothing
+    /// (its query).
+    Append(fn(&BaseEnds) -> usize),
+    /// Anything else (`//…`, `scheme:…`, leading spaces or controls, tabs
+    /// or newlines): the full join.
     Other,
 }
 
 fn ref_shape(r: &str) -> RefShape {
     let b = r.as_bytes();
     // The parser drops tabs and newlines anywhere first (§4.4).
-    let Some(&first) = b
-        .first()
-        .filter(|_| memchr::memchr3(b'\t', b'\n', b'\r', b).is_none())
-    else {
+    if memchr::memchr3(b'\t', b'\n', b'\r', b).is_some() {
         return RefShape::Other;
+    }
+    let Some(&first) = b.first() else {
+        return RefShape::Append(|e| e.query);
     };
     if first.is_ascii_alphabetic() {
         let n = b
@@ -288,32 +305,37 @@ fn ref_shape(r: &str) -> RefShape {
         return match &b[n..] {
             [b':', b'/', b'/', ..] => RefShape::Authority,
             [b':', ..] => RefShape::Other,
-            _ => RefShape::PathRelative,
+            _ => RefShape::Append(|e| e.dir),
         };
     }
-    match first {
-        b'0'..=b'9' | b'.' | b'-' | b'_' | b'~' | b'%' | 0x80.. => RefShape::PathRelative,
+    match (first, b.get(1)) {
+        // A special scheme reads `\` as `/`.
+        (b'/' | b'\\', Some(b'/' | b'\\')) => RefShape::Other,
+        (b'/' | b'\\', _) => RefShape::Append(|e| e.origin),
+        (b'?', _) => RefShape::Append(|e| e.path),
+        (b'#', _) => RefShape::Append(|e| e.query),
+        (b'0'..=b'9' | b'.' | b'-' | b'_' | b'~' | b'%' | 0x80.., _) => RefShape::Append(|e| e.dir),
         _ => RefShape::Other,
     }
 }
 
 /// The key of `href` joined to `base` by the URL Standard. An absolute
-/// `scheme://` reference is keyed as it is, a path-relative one appended
-/// to the base's directory `dir` (in `buf`): the key function's web mode
+/// `scheme://` reference is keyed as it is, a relative one appended to
+/// the part of the base it keeps (in `buf`): the key function's web mode
 /// parses both as the join would, without building the joined URL. A key
 /// error takes the full join, whose error is the one reported.
 fn web_key<'r>(
     cx: &Ctx<'_>,
     base: &url::Url,
-    dir: Option<&str>,
+    ends: Option<BaseEnds>,
     href: &'r str,
     buf: &mut String,
 ) -> Result<Cow<'r, str>, RejectReason> {
-    let quick = match (ref_shape(href), dir) {
+    let quick = match (ref_shape(href), ends) {
         (RefShape::Authority, _) => (cx.key)(href, None).ok(),
-        (RefShape::PathRelative, Some(d)) => {
+        (RefShape::Append(upto), Some(e)) => {
             buf.clear();
-            buf.push_str(d);
+            buf.push_str(&base.as_str()[..upto(&e)]);
             buf.push_str(href);
             (cx.key)(buf, None).ok().map(|k| Cow::Owned(k.into_owned()))
         }
