@@ -19,6 +19,9 @@ pub(super) struct Ctx<'a> {
     /// Resolve by the URL Standard here, the base parsed once per page
     /// ([`super::Config::web_join`]).
     pub web_join: bool,
+    /// Resolve by RFC 3986 §5.2 here, the base parsed once per page
+    /// ([`super::Config::resolve_once`]).
+    pub resolve_once: bool,
     pub graph: Graph,
     pub with_path: bool,
     pub shared: &'a Shared,
@@ -177,13 +180,19 @@ fn edges(cx: &Ctx<'_>, at: &At, page: &str, base: Option<&str>, links: &[Link<'_
         Graph::Pages => None,
     };
     let ends = web_base.as_ref().and_then(base_ends);
+    // A base that is not an absolute IRI: each link's key function says
+    // why (`invalid base: …`).
+    let parsed_base = (cx.resolve_once && !cx.web_join)
+        .then(|| crate::parse(&base).ok().filter(|b| b.is_absolute()))
+        .flatten();
     let mut out = String::with_capacity(links.len() * (source.len() + 48));
     let (mut ok, mut bad, mut dropped) = (0u64, 0u64, 0u64);
     let mut joined = String::new();
     for (i, l) in links.iter().enumerate() {
-        let keyed = match &web_base {
-            Some(b) => web_key(cx, b, ends, &l.url, &mut joined),
-            None => (cx.key)(&l.url, Some(&base)),
+        let keyed = match (&web_base, &parsed_base) {
+            (Some(b), _) => web_key(cx, b, ends, &l.url, &mut joined),
+            (None, Some(bp)) => resolved_key(cx, bp, &l.url),
+            (None, None) => (cx.key)(&l.url, Some(&base)),
         };
         let target = match keyed {
             Ok(t) => t,
@@ -233,6 +242,21 @@ fn edges(cx: &Ctx<'_>, at: &At, page: &str, base: Option<&str>, links: &[Link<'_
         out.push(' ');
     }
     out
+}
+
+/// The key of `link` resolved against `base` (RFC 3986 §5.2), as the key
+/// function resolving it itself gives it when it prepares nothing.
+fn resolved_key<'r>(
+    cx: &Ctx<'_>,
+    base: &crate::IriRef<'_>,
+    link: &'r str,
+) -> Result<Cow<'r, str>, RejectReason> {
+    let r = crate::parse(link).map_err(RejectReason::Key)?;
+    if r.is_absolute() {
+        return (cx.key)(link, None);
+    }
+    let abs = crate::resolve(base, &r);
+    (cx.key)(&abs, None).map(|k| Cow::Owned(k.into_owned()))
 }
 
 /// A CSV field (quoted where CSV needs it) onto `out`.

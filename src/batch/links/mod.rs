@@ -135,6 +135,12 @@ pub struct Config {
     /// keys resolving each link itself, only slower. Otherwise the key
     /// function resolves (RFC 3986 §5.2 in strict and LEIRI modes).
     pub web_join: bool,
+    /// Resolve links here (RFC 3986 §5.2), each page's base parsed once,
+    /// and key the resolved IRI: for a key function without preparation
+    /// ([`crate::batch::Prep::is_noop`]: strict mode, no query encoding),
+    /// which gives the same keys resolving each link itself, only slower.
+    /// Not with `web_join`, which takes precedence.
+    pub resolve_once: bool,
     /// The engine: memory, temp directory, workers, chunk and batch sizes
     /// (its columns, order, line limit and item splitting are set here).
     pub dedup: DedupConfig,
@@ -149,6 +155,7 @@ impl Default for Config {
             columns: vec![LinkField::Source, LinkField::Target, LinkField::Count],
             max_record_bytes: 64 << 20,
             web_join: false,
+            resolve_once: false,
             dedup: DedupConfig::default(),
         }
     }
@@ -292,6 +299,7 @@ pub fn run(
     let cx = edges::Ctx {
         key,
         web_join: cfg.web_join,
+        resolve_once: cfg.resolve_once,
         graph: cfg.graph,
         with_path: with_path && !cfg.targets,
         shared: &shared,
