@@ -20,11 +20,8 @@ fn data(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// Key functions: at `level`, references read as a browser reads an href.
-fn with_key<R>(level: Level, f: impl FnOnce(&batch::KeyFn<'_>) -> R) -> R {
-    with_key_in(Mode::Web, level, f)
-}
-
+/// Key functions of `mode` at `level` (web mode: references read as a
+/// browser reads an href).
 fn with_key_in<R>(mode: Mode, level: Level, f: impl FnOnce(&batch::KeyFn<'_>) -> R) -> R {
     let n = Normalizer::new(Options {
         level,
@@ -640,4 +637,51 @@ fn the_join_per_page_equals_resolving_each_link() {
         }
         assert!(each.summary.accepted > 100, "{mode:?} {:?}", each.summary);
     }
+}
+
+/// Link rejects beyond the held limit are spilled and merged back: the
+/// same rejects, in input order, whether none or most were spilled.
+#[test]
+fn spilled_link_rejects_come_back_in_input_order() {
+    let json = "application/json";
+    let mut file = Vec::new();
+    for i in 0..40 {
+        let bad: Vec<String> = (0..1 + i % 4)
+            .map(|j| format!("http://[bad{i}-{j}/\t\\\n"))
+            .collect();
+        let mut links: Vec<&str> = bad.iter().map(|s| s.as_str()).collect();
+        links.insert(1, "/ok");
+        file.extend(gz_member(&warc("metadata", json, &wat(&links), None)));
+        if i % 7 == 0 {
+            file.extend(gz_member(b"not a warc record\r\n\r\n"));
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.wat.gz");
+    std::fs::write(&path, file).unwrap();
+    let held = run(
+        std::slice::from_ref(&path),
+        Level::Syntax,
+        &links::Config::default(),
+    );
+    assert!(held.rejects.len() > 100, "{}", held.rejects.len());
+    for (limit, threads) in [(1, 1), (3, 2), (17, 2)] {
+        let mut cfg = links::Config {
+            rejects_held: limit,
+            ..links::Config::default()
+        };
+        cfg.dedup.pool = Some(std::sync::Arc::new(
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap(),
+        ));
+        cfg.dedup.chunk_size = 256;
+        cfg.dedup.temp_dir = Some(dir.path().to_path_buf());
+        let spilled = run(std::slice::from_ref(&path), Level::Syntax, &cfg);
+        assert_eq!(spilled.rejects, held.rejects, "limit {limit}");
+        assert_eq!(spilled.csv, held.csv);
+    }
+    // The spills were unlinked temporary files: nothing is left.
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
 }

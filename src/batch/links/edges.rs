@@ -8,8 +8,7 @@
 use std::borrow::Cow;
 use std::sync::atomic::Ordering::Relaxed;
 
-use super::shared::{Graph, LinkReject, Shared};
-use super::stream::unescape;
+use super::shared::{unescape, Graph, LinkReject, Shared};
 use crate::archive::{self, Link};
 use crate::batch::{KeyFn, RejectReason};
 

@@ -20,7 +20,7 @@ use std::io::{self, Read};
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 
-use super::shared::{LinkReject, Shared};
+use super::shared::{escape, LinkReject, Shared};
 use crate::archive::{self, Next, WarcReader};
 use crate::batch::source::Column;
 
@@ -38,42 +38,6 @@ pub enum Kind {
         target: Column,
         base: Option<Column>,
     },
-}
-
-/// `\` → `\\`, tab → `\t`, LF → `\n`, CR → `\r`.
-pub fn escape(out: &mut Vec<u8>, s: &[u8]) {
-    for &b in s {
-        match b {
-            b'\\' => out.extend_from_slice(b"\\\\"),
-            b'\t' => out.extend_from_slice(b"\\t"),
-            b'\n' => out.extend_from_slice(b"\\n"),
-            b'\r' => out.extend_from_slice(b"\\r"),
-            _ => out.push(b),
-        }
-    }
-}
-
-/// The inverse of [`escape`].
-pub fn unescape(s: &str) -> std::borrow::Cow<'_, str> {
-    if !s.contains('\\') {
-        return std::borrow::Cow::Borrowed(s);
-    }
-    let mut out = String::with_capacity(s.len());
-    let mut it = s.chars();
-    while let Some(c) = it.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match it.next() {
-            Some('t') => out.push('\t'),
-            Some('n') => out.push('\n'),
-            Some('r') => out.push('\r'),
-            Some(o) => out.push(o),
-            None => {}
-        }
-    }
-    std::borrow::Cow::Owned(out)
 }
 
 /// Counts the raw bytes read from an input (for the progress bar).

@@ -154,6 +154,7 @@ pub fn run(a: &LinksArgs) -> Result<i32, CliError> {
         max_record_bytes: a.max_record_bytes as usize,
         web_join: a.mode == Mode::Web,
         resolve_once,
+        rejects_held: links::Config::default().rejects_held,
         dedup: DedupConfig {
             memory: a.memory.unwrap_or_else(batch::default_memory),
             temp_dir: a.temp_dir.clone(),
