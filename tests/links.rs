@@ -20,15 +20,16 @@ fn data(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// Key functions: at `level`, references read as a browser reads an href.
-fn with_key<R>(level: Level, f: impl FnOnce(&batch::KeyFn<'_>) -> R) -> R {
+/// Key functions of `mode` at `level` (web mode: references read as a
+/// browser reads an href).
+fn with_key_in<R>(mode: Mode, level: Level, f: impl FnOnce(&batch::KeyFn<'_>) -> R) -> R {
     let n = Normalizer::new(Options {
         level,
         ..Options::default()
     });
     let prep = Prep::new(
         &PrepConfig {
-            mode: Mode::Web,
+            mode,
             decode_entities: false,
             query_encoding: None,
             split_spaces: false,
@@ -36,7 +37,7 @@ fn with_key<R>(level: Level, f: impl FnOnce(&batch::KeyFn<'_>) -> R) -> R {
         None,
     )
     .unwrap()
-    .href_is_key(level == Level::String);
+    .href_is_key(level == Level::String && mode == Mode::Web);
     let key = batch::key_fn(prep, |s: &str| n.key(s));
     f(&key)
 }
@@ -48,10 +49,14 @@ struct Run {
 }
 
 fn run(inputs: &[PathBuf], level: Level, cfg: &links::Config) -> Run {
+    run_in(Mode::Web, inputs, level, cfg)
+}
+
+fn run_in(mode: Mode, inputs: &[PathBuf], level: Level, cfg: &links::Config) -> Run {
     let inputs: Vec<Input> = inputs.iter().map(|p| Input::Path(p.clone())).collect();
     let mut csv = Vec::new();
     let mut rejects = Vec::new();
-    let summary = with_key(level, |key| {
+    let summary = with_key_in(mode, level, |key| {
         links::run(
             &inputs,
             key,
@@ -520,4 +525,163 @@ fn output_is_identical_across_threads_and_spilling_budgets() {
         assert_eq!(o.2, first.2);
     }
     assert!(outs[0].3 < outs[0].2, "keys merge some links");
+}
+
+/// Web mode joins each link to its page's base once parsed, appending a
+/// relative link to the part of the base it keeps, and strict mode
+/// resolves against the base parsed once (RFC 3986 §5.2): the same edges
+/// and rejects as the key function resolving each link itself, for links
+/// of every shape the URL Standard's parser tells apart (§4.4).
+#[test]
+fn the_join_per_page_equals_resolving_each_link() {
+    let pages = [
+        "http://u:p@h.example:8080/d/e/f?q=1#frag",
+        "https://h.example",
+        "http://h.example/d/",
+        "https://H.EXAMPLE/a/../b/c",
+        "http://h.example/d/%7Ex;p?a&b",
+    ];
+    let hrefs = [
+        "",
+        "#",
+        "#f",
+        "?",
+        "?q=1&r",
+        "/",
+        "/p/q",
+        "//x.example/p",
+        "\\\\x.example/p",
+        "/\\x.example",
+        "\\p",
+        "a",
+        "a/b",
+        "a/b:c",
+        "a:b",
+        "a b",
+        "http:x",
+        "http:/x",
+        "HTTP://X.EXAMPLE/Y/./Z",
+        "https://x.example:443/",
+        "ftp://x.example/",
+        "mailto:a@b",
+        "./a",
+        "../a",
+        "../../../../a",
+        ".",
+        "..",
+        "%2e%2e/a",
+        "%2E/b",
+        "~u",
+        "-a",
+        "_b",
+        "1a",
+        "1:2",
+        "a+b.c-d:e",
+        "münchen",
+        "/münchen/ä?ö#ü",
+        " a",
+        "a ",
+        "\ta",
+        "a\nb",
+        "h\ttp://x.example/",
+        "//",
+        "///x",
+        "?a=%zz",
+        "/%",
+        "[",
+        "a#b#c",
+        "a?b?c",
+        "javascript:void(0)",
+        "data:,x",
+        "//[::1]/",
+        "//x.example:99999/",
+        "http://[x/",
+    ];
+    let mut csv = String::from("s,t\n");
+    for p in pages {
+        for h in hrefs {
+            csv.push_str(&format!("\"{p}\",\"{}\"\n", h.replace('"', "\"\"")));
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("e.csv");
+    std::fs::write(&path, csv).unwrap();
+    for (mode, level) in [
+        (Mode::Web, Level::String),
+        (Mode::Web, Level::Syntax),
+        (Mode::Strict, Level::String),
+        (Mode::Strict, Level::Syntax),
+    ] {
+        let cfg = |once| links::Config {
+            kind: Kind::Delimited {
+                delimiter: b',',
+                header: true,
+                source: Column::Index(0),
+                target: Column::Index(1),
+                base: None,
+            },
+            web_join: once && mode == Mode::Web,
+            resolve_once: once && mode == Mode::Strict,
+            ..with_columns("source,target,count,first_record")
+        };
+        let each = run_in(mode, std::slice::from_ref(&path), level, &cfg(false));
+        let joined = run_in(mode, std::slice::from_ref(&path), level, &cfg(true));
+        assert_eq!(joined.csv, each.csv, "{mode:?} {level:?}");
+        let at =
+            |r: &Run| -> Vec<(u64, u64)> { r.rejects.iter().map(|r| (r.record, r.link)).collect() };
+        assert_eq!(at(&joined), at(&each), "{mode:?} {level:?}");
+        let reasons =
+            |r: &Run| -> Vec<String> { r.rejects.iter().map(|r| r.reason.clone()).collect() };
+        if mode == Mode::Strict {
+            assert_eq!(reasons(&joined), reasons(&each), "{level:?}");
+        }
+        assert!(each.summary.accepted > 100, "{mode:?} {:?}", each.summary);
+    }
+}
+
+/// Link rejects beyond the held limit are spilled and merged back: the
+/// same rejects, in input order, whether none or most were spilled.
+#[test]
+fn spilled_link_rejects_come_back_in_input_order() {
+    let json = "application/json";
+    let mut file = Vec::new();
+    for i in 0..40 {
+        let bad: Vec<String> = (0..1 + i % 4)
+            .map(|j| format!("http://[bad{i}-{j}/\t\\\n"))
+            .collect();
+        let mut links: Vec<&str> = bad.iter().map(|s| s.as_str()).collect();
+        links.insert(1, "/ok");
+        file.extend(gz_member(&warc("metadata", json, &wat(&links), None)));
+        if i % 7 == 0 {
+            file.extend(gz_member(b"not a warc record\r\n\r\n"));
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.wat.gz");
+    std::fs::write(&path, file).unwrap();
+    let held = run(
+        std::slice::from_ref(&path),
+        Level::Syntax,
+        &links::Config::default(),
+    );
+    assert!(held.rejects.len() > 100, "{}", held.rejects.len());
+    for (limit, threads) in [(1, 1), (3, 2), (17, 2)] {
+        let mut cfg = links::Config {
+            rejects_held: limit,
+            ..links::Config::default()
+        };
+        cfg.dedup.pool = Some(std::sync::Arc::new(
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap(),
+        ));
+        cfg.dedup.chunk_size = 256;
+        cfg.dedup.temp_dir = Some(dir.path().to_path_buf());
+        let spilled = run(std::slice::from_ref(&path), Level::Syntax, &cfg);
+        assert_eq!(spilled.rejects, held.rejects, "limit {limit}");
+        assert_eq!(spilled.csv, held.csv);
+    }
+    // The spills were unlinked temporary files: nothing is left.
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
 }

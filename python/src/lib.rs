@@ -682,6 +682,7 @@ fn links(
     )
     .map_err(|e| iri_error(py, &e))?
     .href_is_key(level == "string" && mode == Mode::Web);
+    let resolve_once = prep.is_noop();
     let key = batch::key_fn(prep, |s: &str| n.key(s));
     let fmt = input_format
         .map(str::to_ascii_lowercase)
@@ -732,6 +733,7 @@ fn links(
         },
         targets,
         web_join: mode == Mode::Web,
+        resolve_once,
         ..lk::Config::default()
     };
     if let Some(c) = columns {

@@ -2,8 +2,14 @@
 //! member per record as ISO 28500 Annex D recommends) decompressed one
 //! after the other, each member's offset in the file known, so that a
 //! record is named by the offset a WARC index (CDX) gives for it.
+//!
+//! The member header (§2.3.1) and trailer (CRC-32 and ISIZE, checked) are
+//! read here; one raw DEFLATE decompressor (RFC 1951) is reset for every
+//! member instead of a new one made: a WARC has one member per record.
 
 use std::io::{self, BufRead, BufReader, Read};
+
+use flate2::{Decompress, FlushDecompress, Status};
 
 /// Counts the bytes read from the file.
 struct Counting<R> {
@@ -19,21 +25,30 @@ impl<R: Read> Read for Counting<R> {
     }
 }
 
-/// How the bytes are stored.
-enum Inner<R> {
+/// Where the reader is in a file of gzip members.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
     /// Not compressed: the bytes as they are.
-    Plain(BufReader<Counting<R>>),
-    /// Within a member.
-    Member(Box<flate2::bufread::GzDecoder<BufReader<Counting<R>>>>),
-    /// Between members (the reader, for the next one).
-    Between(BufReader<Counting<R>>),
-    Poisoned,
+    Plain,
+    /// Within a member's DEFLATE data.
+    Member,
+    /// Between members.
+    Between,
+    /// After an error: the file ends there.
+    Failed,
 }
 
 /// The decompressed bytes of a WARC file, gzip members or plain, with the
 /// file offset of the member being read ([`Members::member_offset`]).
 pub struct Members<R> {
-    inner: Inner<R>,
+    r: BufReader<Counting<R>>,
+    state: State,
+    inflate: Decompress,
+    /// CRC-32 of the member's bytes so far (`crc32fast`: a carry-less
+    /// multiply kernel where the CPU has one).
+    crc: crc32fast::Hasher,
+    /// The member's size so far, modulo 2³² (ISIZE).
+    size: u32,
     /// The file offset of the current member (or, plain, of the next byte).
     member: u64,
     /// Decompressed bytes handed out.
@@ -46,11 +61,11 @@ impl<R: Read> Members<R> {
         let mut r = BufReader::with_capacity(256 << 10, Counting { inner, read: 0 });
         let gz = r.fill_buf()?.starts_with(&[0x1f, 0x8b]);
         Ok(Members {
-            inner: if gz {
-                Inner::Between(r)
-            } else {
-                Inner::Plain(r)
-            },
+            r,
+            state: if gz { State::Between } else { State::Plain },
+            inflate: Decompress::new(false),
+            crc: crc32fast::Hasher::new(),
+            size: 0,
             member: 0,
             out: 0,
         })
@@ -58,7 +73,7 @@ impl<R: Read> Members<R> {
 
     /// Whether the input is gzip members.
     pub fn compressed(&self) -> bool {
-        !matches!(self.inner, Inner::Plain(_))
+        self.state != State::Plain
     }
 
     /// The file offset of the gzip member the last byte read came from (of
@@ -71,56 +86,137 @@ impl<R: Read> Members<R> {
     pub fn position(&self) -> u64 {
         self.out
     }
-}
 
-fn offset<R>(r: &BufReader<Counting<R>>) -> u64 {
-    r.get_ref().read - r.buffer().len() as u64
+    fn offset(&self) -> u64 {
+        self.r.get_ref().read - self.r.buffer().len() as u64
+    }
+
+    fn error(&mut self, kind: io::ErrorKind, what: &str) -> io::Error {
+        self.state = State::Failed;
+        io::Error::new(
+            kind,
+            format!("{what} in the gzip member at offset {}", self.member),
+        )
+    }
+
+    /// `n` bytes of the member's header or trailer.
+    fn take<const N: usize>(&mut self, what: &str) -> io::Result<[u8; N]> {
+        let mut b = [0u8; N];
+        match self.r.read_exact(&mut b) {
+            Ok(()) => Ok(b),
+            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
+                Err(self.error(io::ErrorKind::UnexpectedEof, &format!("truncated {what}")))
+            }
+            Err(e) => {
+                self.state = State::Failed;
+                Err(e)
+            }
+        }
+    }
+
+    /// A zero-terminated header field (FNAME, FCOMMENT).
+    fn skip_zstring(&mut self) -> io::Result<()> {
+        loop {
+            let [b] = self.take::<1>("header")?;
+            if b == 0 {
+                return Ok(());
+            }
+        }
+    }
+
+    /// RFC 1952 §2.3.1: ID1 ID2 CM FLG MTIME XFL OS, then the optional
+    /// FEXTRA, FNAME, FCOMMENT and FHCRC fields.
+    fn header(&mut self) -> io::Result<()> {
+        let h = self.take::<10>("header")?;
+        if h[..3] != [0x1f, 0x8b, 8] || h[3] & 0xe0 != 0 {
+            return Err(self.error(io::ErrorKind::InvalidData, "invalid header"));
+        }
+        let flags = h[3];
+        if flags & 4 != 0 {
+            let xlen = u16::from_le_bytes(self.take::<2>("header")?);
+            for _ in 0..xlen {
+                self.take::<1>("header")?;
+            }
+        }
+        if flags & 8 != 0 {
+            self.skip_zstring()?;
+        }
+        if flags & 16 != 0 {
+            self.skip_zstring()?;
+        }
+        if flags & 2 != 0 {
+            self.take::<2>("header")?;
+        }
+        Ok(())
+    }
+
+    /// RFC 1952 §2.3.1: CRC-32 and ISIZE (the size modulo 2³²).
+    fn trailer(&mut self) -> io::Result<()> {
+        let t = self.take::<8>("trailer")?;
+        let crc = u32::from_le_bytes([t[0], t[1], t[2], t[3]]);
+        let size = u32::from_le_bytes([t[4], t[5], t[6], t[7]]);
+        if crc != self.crc.clone().finalize() || size != self.size {
+            return Err(self.error(io::ErrorKind::InvalidData, "CRC or size mismatch"));
+        }
+        Ok(())
+    }
 }
 
 impl<R: Read> Read for Members<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
         loop {
-            match &mut self.inner {
-                Inner::Plain(r) => {
-                    self.member = offset(r);
-                    let n = r.read(buf)?;
+            match self.state {
+                State::Failed => return Ok(0),
+                State::Plain => {
+                    self.member = self.offset();
+                    let n = self.r.read(buf)?;
                     self.out += n as u64;
                     return Ok(n);
                 }
-                Inner::Member(d) => {
-                    let n = d.read(buf)?;
-                    if n > 0 || buf.is_empty() {
-                        self.out += n as u64;
-                        return Ok(n);
-                    }
-                    let Inner::Member(d) = std::mem::replace(&mut self.inner, Inner::Poisoned)
-                    else {
-                        unreachable!()
-                    };
-                    let r = d.into_inner();
-                    // A member that ends without consuming a byte (a cut
-                    // or empty gzip header the decoder reports as its end)
-                    // would start again at the same place for ever.
-                    if offset(&r) == self.member {
-                        return Err(io::Error::new(
-                            io::ErrorKind::UnexpectedEof,
-                            format!("truncated gzip member at offset {}", self.member),
-                        ));
-                    }
-                    self.inner = Inner::Between(r);
-                }
-                Inner::Between(r) => {
-                    if r.fill_buf()?.is_empty() {
+                State::Between => {
+                    if self.r.fill_buf()?.is_empty() {
                         return Ok(0);
                     }
-                    self.member = offset(r);
-                    let Inner::Between(r) = std::mem::replace(&mut self.inner, Inner::Poisoned)
-                    else {
-                        unreachable!()
-                    };
-                    self.inner = Inner::Member(Box::new(flate2::bufread::GzDecoder::new(r)));
+                    self.member = self.offset();
+                    self.header()?;
+                    self.inflate.reset(false);
+                    self.crc.reset();
+                    self.size = 0;
+                    self.state = State::Member;
                 }
-                Inner::Poisoned => return Ok(0),
+                State::Member => {
+                    let input = match self.r.fill_buf() {
+                        Ok(i) => i,
+                        Err(e) => {
+                            self.state = State::Failed;
+                            return Err(e);
+                        }
+                    };
+                    let at_end = input.is_empty();
+                    let (in0, out0) = (self.inflate.total_in(), self.inflate.total_out());
+                    let status = self
+                        .inflate
+                        .decompress(input, buf, FlushDecompress::None)
+                        .map_err(|e| self.error(io::ErrorKind::InvalidData, &e.to_string()))?;
+                    let used = (self.inflate.total_in() - in0) as usize;
+                    let n = (self.inflate.total_out() - out0) as usize;
+                    self.r.consume(used);
+                    self.crc.update(&buf[..n]);
+                    self.size = self.size.wrapping_add(n as u32);
+                    self.out += n as u64;
+                    if status == Status::StreamEnd {
+                        self.trailer()?;
+                        self.state = State::Between;
+                    } else if n == 0 && (at_end || used == 0) {
+                        return Err(self.error(io::ErrorKind::UnexpectedEof, "truncated data"));
+                    }
+                    if n > 0 {
+                        return Ok(n);
+                    }
+                }
             }
         }
     }

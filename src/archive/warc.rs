@@ -60,6 +60,8 @@ pub enum Next<'a> {
 pub struct WarcReader<R> {
     src: Members<R>,
     buf: Vec<u8>,
+    /// Bytes of `buf` read from the file (the rest is room).
+    end: usize,
     /// Consumed bytes of `buf`.
     pos: usize,
     /// Decompressed offset of `buf[0]`.
@@ -86,7 +88,8 @@ impl<R: Read> WarcReader<R> {
     pub fn new(inner: R, max_block: usize) -> io::Result<Self> {
         Ok(WarcReader {
             src: Members::new(inner)?,
-            buf: Vec::with_capacity(1 << 20),
+            buf: Vec::new(),
+            end: 0,
             pos: 0,
             base: 0,
             marks: Vec::new(),
@@ -104,9 +107,10 @@ impl<R: Read> WarcReader<R> {
 
     /// At least `want` unconsumed bytes in `buf`, unless the file ends.
     fn fill(&mut self, want: usize) -> Fill {
-        while self.buf.len() - self.pos < want && !self.eof {
-            if self.pos > 0 && self.pos * 2 >= self.buf.len() {
-                self.buf.drain(..self.pos);
+        while self.end - self.pos < want && !self.eof {
+            if self.pos > 0 && self.pos * 2 >= self.end {
+                self.buf.copy_within(self.pos..self.end, 0);
+                self.end -= self.pos;
                 self.base += self.pos as u64;
                 self.pos = 0;
                 let base = self.base;
@@ -114,16 +118,17 @@ impl<R: Read> WarcReader<R> {
                 let keep = self.marks.iter().rposition(|m| m.0 <= base).unwrap_or(0);
                 self.marks.drain(..keep);
             }
-            let len = self.buf.len();
+            let len = self.end;
             let room = (want - (len - self.pos)).clamp(64 << 10, 4 << 20);
-            self.buf.resize(len + room, 0);
+            // Zeroed once: the bytes past `end` are reused, not cleared
+            // for every read.
+            if self.end < len + room {
+                self.buf.resize(len + room, 0);
+            }
             match self.src.read(&mut self.buf[len..]) {
-                Ok(0) => {
-                    self.buf.truncate(len);
-                    self.eof = true;
-                }
+                Ok(0) => self.eof = true,
                 Ok(n) => {
-                    self.buf.truncate(len + n);
+                    self.end = len + n;
                     let at = self.base + len as u64;
                     let member = if self.src.compressed() {
                         self.src.member_offset()
@@ -134,16 +139,15 @@ impl<R: Read> WarcReader<R> {
                         self.marks.push((at, member));
                     }
                 }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => self.buf.truncate(len),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => {
-                    self.buf.truncate(len);
                     self.eof = true;
                     self.failed = true;
                     return Fill::Err(e);
                 }
             }
         }
-        if self.buf.len() - self.pos >= want {
+        if self.end - self.pos >= want {
             Fill::Ok
         } else {
             Fill::Eof
@@ -175,7 +179,7 @@ impl<R: Read> WarcReader<R> {
                 Fill::Eof => return Next::End,
                 Fill::Err(e) => return self.reject_here(format!("read error: {e}")),
             }
-            let rest = &self.buf[self.pos..];
+            let rest = &self.buf[self.pos..self.end];
             let skip = rest
                 .iter()
                 .position(|&b| b != b'\r' && b != b'\n')
@@ -194,7 +198,7 @@ impl<R: Read> WarcReader<R> {
         // until it is consumed: a refill may move the bytes (and `pos`) to
         // the front of the buffer, so no index into it outlives a `fill`.
         let header_len = loop {
-            let hay = &self.buf[self.pos..];
+            let hay = &self.buf[self.pos..self.end];
             if let Some(i) = memchr::memmem::find(hay, b"\r\n\r\n") {
                 break i + 4;
             }
@@ -212,15 +216,15 @@ impl<R: Read> WarcReader<R> {
             match self.fill(hay.len() + 1) {
                 Fill::Ok => {}
                 Fill::Eof => {
-                    let got = self.buf.len() - self.pos;
-                    self.pos = self.buf.len();
+                    let got = self.end - self.pos;
+                    self.pos = self.end;
                     return Next::Reject {
                         place,
                         reason: format!("truncated record header ({got} bytes, then end of file)"),
                     };
                 }
                 Fill::Err(e) => {
-                    self.pos = self.buf.len();
+                    self.pos = self.end;
                     return Next::Reject {
                         place,
                         reason: format!("read error in the record header: {e}"),
@@ -248,7 +252,7 @@ impl<R: Read> WarcReader<R> {
                     Fill::Ok => {}
                     _ => break,
                 }
-                let n = left.min((self.buf.len() - self.pos) as u64);
+                let n = left.min((self.end - self.pos) as u64);
                 self.pos += n as usize;
                 left -= n;
             }
@@ -265,12 +269,12 @@ impl<R: Read> WarcReader<R> {
         let (start, block_start) = (self.pos, self.pos + header_len);
         match fill {
             Fill::Ok => {}
-            Fill::Eof | Fill::Err(_) if self.buf.len() - start >= header_len + len => {
+            Fill::Eof | Fill::Err(_) if self.end - start >= header_len + len => {
                 // A last record whose trailing CRLFs are cut is whole.
             }
             Fill::Eof | Fill::Err(_) => {
-                let got = self.buf.len() - block_start;
-                self.pos = self.buf.len();
+                let got = self.end - block_start;
+                self.pos = self.end;
                 let until = match fill {
                     Fill::Err(e) => format!("a read error: {e}"),
                     _ => "the end of file".to_owned(),
@@ -284,7 +288,7 @@ impl<R: Read> WarcReader<R> {
             }
         }
         let end = block_start + len;
-        let tail = &self.buf[end..(end + 4).min(self.buf.len())];
+        let tail = &self.buf[end..(end + 4).min(self.end)];
         let trailer_ok = tail == b"\r\n\r\n"
             || (tail.len() < 4 && b"\r\n\r\n".starts_with(tail) && self.eof)
             || tail.starts_with(b"\n\n");
@@ -328,25 +332,25 @@ impl<R: Read> WarcReader<R> {
             number: self.number,
             offset: self.offset_of(self.pos),
         };
-        self.pos = self.buf.len();
+        self.pos = self.end;
         Next::Reject { place, reason }
     }
 
     /// Move `pos` to the next line that starts with `WARC/` (or the end).
     fn resync(&mut self) {
         loop {
-            let hay = &self.buf[self.pos..];
+            let hay = &self.buf[self.pos..self.end];
             if let Some(i) = memchr::memmem::find(hay, b"\nWARC/") {
                 self.pos += i + 1;
                 return;
             }
             // Keep the last bytes: the pattern may straddle the refill.
             let keep = hay.len().min(5);
-            self.pos = self.buf.len() - keep;
+            self.pos = self.end - keep;
             match self.fill(keep + 1) {
                 Fill::Ok => {}
                 _ => {
-                    self.pos = self.buf.len();
+                    self.pos = self.end;
                     return;
                 }
             }

@@ -177,9 +177,9 @@ struct Envelope<'a> {
 
 #[derive(Deserialize)]
 struct WarcMeta<'a> {
-    #[serde(rename = "WARC-Type", borrow, default)]
+    #[serde(rename = "WARC-Type", borrow, default, deserialize_with = "text")]
     warc_type: Option<Cow<'a, str>>,
-    #[serde(rename = "WARC-Target-URI", borrow, default)]
+    #[serde(rename = "WARC-Target-URI", borrow, default, deserialize_with = "text")]
     target: Option<Cow<'a, str>>,
 }
 
@@ -201,7 +201,7 @@ struct HttpMeta<'a> {
 
 #[derive(Deserialize)]
 struct Message<'a> {
-    #[serde(rename = "Status", borrow, default)]
+    #[serde(rename = "Status", borrow, default, deserialize_with = "text")]
     status: Option<Cow<'a, str>>,
 }
 
@@ -215,7 +215,7 @@ struct HtmlMeta<'a> {
 
 #[derive(Deserialize)]
 struct Head<'a> {
-    #[serde(rename = "Base", borrow, default)]
+    #[serde(rename = "Base", borrow, default, deserialize_with = "text")]
     base: Option<Cow<'a, str>>,
     #[serde(rename = "Link", borrow, default)]
     link: Option<Vec<LinkObj<'a>>>,
@@ -227,22 +227,50 @@ struct Head<'a> {
 
 #[derive(Deserialize)]
 struct LinkObj<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "text")]
     path: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "text")]
     url: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "text")]
     href: Option<Cow<'a, str>>,
 }
 
 #[derive(Deserialize)]
 struct Meta<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "text")]
     name: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "text")]
     property: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "text")]
     content: Option<Cow<'a, str>>,
+}
+
+/// A JSON string, borrowed from the record unless it has escapes (serde
+/// borrows a `Cow` field only outside an `Option`).
+fn text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Cow<'de, str>>, D::Error> {
+    struct V;
+    impl<'de> Visitor<'de> for V {
+        type Value = Cow<'de, str>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a string")
+        }
+        fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+            Ok(Cow::Borrowed(v))
+        }
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+            Ok(Cow::Owned(v.to_owned()))
+        }
+        fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+            Ok(Cow::Owned(v))
+        }
+    }
+    struct Text<'a>(Cow<'a, str>);
+    impl<'de> Deserialize<'de> for Text<'de> {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            d.deserialize_str(V).map(Text)
+        }
+    }
+    Ok(Option::<Text<'de>>::deserialize(d)?.map(|t| t.0))
 }
 
 /// `Headers`: each name → a string or a list of strings (a repeated

@@ -8,10 +8,8 @@
 use std::borrow::Cow;
 use std::sync::atomic::Ordering::Relaxed;
 
-use super::shared::{Graph, LinkReject, Shared};
-use super::stream::unescape;
+use super::shared::{unescape, Graph, LinkReject, Shared};
 use crate::archive::{self, Link};
-use crate::batch::sink::csv_field;
 use crate::batch::{KeyFn, RejectReason};
 
 /// What the line key function needs.
@@ -20,6 +18,9 @@ pub(super) struct Ctx<'a> {
     /// Resolve by the URL Standard here, the base parsed once per page
     /// ([`super::Config::web_join`]).
     pub web_join: bool,
+    /// Resolve by RFC 3986 §5.2 here, the base parsed once per page
+    /// ([`super::Config::resolve_once`]).
+    pub resolve_once: bool,
     pub graph: Graph,
     pub with_path: bool,
     pub shared: &'a Shared,
@@ -131,7 +132,6 @@ fn edges(cx: &Ctx<'_>, at: &At, page: &str, base: Option<&str>, links: &[Link<'_
     let sh = cx.shared;
     sh.pages.fetch_add(1, Relaxed);
     sh.links.fetch_add(links.len() as u64, Relaxed);
-    let mut out = String::new();
     let source = match (cx.key)(page, None) {
         Ok(s) => s,
         Err(e) => {
@@ -178,18 +178,20 @@ fn edges(cx: &Ctx<'_>, at: &At, page: &str, base: Option<&str>, links: &[Link<'_
         },
         Graph::Pages => None,
     };
-    let mut buf = Vec::new();
+    let ends = web_base.as_ref().and_then(base_ends);
+    // A base that is not an absolute IRI: each link's key function says
+    // why (`invalid base: …`).
+    let parsed_base = (cx.resolve_once && !cx.web_join)
+        .then(|| crate::parse(&base).ok().filter(|b| b.is_absolute()))
+        .flatten();
+    let mut out = String::with_capacity(links.len() * (source.len() + 48));
     let (mut ok, mut bad, mut dropped) = (0u64, 0u64, 0u64);
+    let mut joined = String::new();
     for (i, l) in links.iter().enumerate() {
-        let keyed = match &web_base {
-            Some(b) => match b.join(&l.url) {
-                Ok(u) => (cx.key)(u.as_str(), None).map(|k| Cow::Owned(k.into_owned())),
-                Err(e) => Err(RejectReason::Key(crate::Error::new(
-                    0,
-                    crate::ErrorKind::UrlStandard(e.to_string()),
-                ))),
-            },
-            None => (cx.key)(&l.url, Some(&base)),
+        let keyed = match (&web_base, &parsed_base) {
+            (Some(b), _) => web_key(cx, b, ends, &l.url, &mut joined),
+            (None, Some(bp)) => resolved_key(cx, bp, &l.url),
+            (None, None) => (cx.key)(&l.url, Some(&base)),
         };
         let target = match keyed {
             Ok(t) => t,
@@ -200,35 +202,37 @@ fn edges(cx: &Ctx<'_>, at: &At, page: &str, base: Option<&str>, links: &[Link<'_
             }
         };
         ok += 1;
-        buf.clear();
+        let mark = out.len();
+        if !out.is_empty() {
+            out.push(' ');
+        }
         match &src_host {
             Some(sh_name) => match graph_host_of(&target) {
                 Some(t) if t != *sh_name => {
-                    csv_field(&mut buf, sh_name.as_bytes());
-                    buf.push(b',');
-                    csv_field(&mut buf, t.as_bytes());
+                    push_field(&mut out, sh_name);
+                    out.push(',');
+                    push_field(&mut out, &t);
                 }
                 _ => {
                     dropped += 1;
+                    out.truncate(mark);
                     continue;
                 }
             },
             None => {
-                csv_field(&mut buf, source.as_bytes());
-                buf.push(b',');
-                csv_field(&mut buf, target.as_bytes());
+                push_field(&mut out, &source);
+                out.push(',');
+                push_field(&mut out, &target);
             }
         }
         if cx.with_path {
-            buf.push(b',');
-            let path = l.path.replace(' ', "%20");
-            csv_field(&mut buf, path.as_bytes());
+            out.push(',');
+            if l.path.contains(' ') {
+                push_field(&mut out, &l.path.replace(' ', "%20"));
+            } else {
+                push_field(&mut out, &l.path);
+            }
         }
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        // Keys and host names are ASCII or UTF-8 text; CSV quoting keeps it so.
-        out.push_str(std::str::from_utf8(&buf).unwrap_or_default());
     }
     sh.accepted.fetch_add(ok, Relaxed);
     sh.rejected.fetch_add(bad, Relaxed);
@@ -237,6 +241,139 @@ fn edges(cx: &Ctx<'_>, at: &At, page: &str, base: Option<&str>, links: &[Link<'_
         out.push(' ');
     }
     out
+}
+
+/// The key of `link` resolved against `base` (RFC 3986 §5.2), as the key
+/// function resolving it itself gives it when it prepares nothing.
+fn resolved_key<'r>(
+    cx: &Ctx<'_>,
+    base: &crate::IriRef<'_>,
+    link: &'r str,
+) -> Result<Cow<'r, str>, RejectReason> {
+    let r = crate::parse(link).map_err(RejectReason::Key)?;
+    if r.is_absolute() {
+        return (cx.key)(link, None);
+    }
+    let abs = crate::resolve(base, &r);
+    (cx.key)(&abs, None).map(|k| Cow::Owned(k.into_owned()))
+}
+
+/// A CSV field (quoted where CSV needs it) onto `out`.
+fn push_field(out: &mut String, s: &str) {
+    if !crate::simd::bytes::csv_needs_quotes(s.as_bytes(), b',') {
+        out.push_str(s);
+        return;
+    }
+    out.push('"');
+    out.push_str(&s.replace('"', "\"\""));
+    out.push('"');
+}
+
+/// Where the parts of an `http:` or `https:` base end in its
+/// serialization: what a relative reference is appended to.
+#[derive(Clone, Copy)]
+struct BaseEnds {
+    /// Before the path (`scheme://authority`).
+    origin: usize,
+    /// After the last `/` of the path.
+    dir: usize,
+    path: usize,
+    query: usize,
+}
+
+fn base_ends(b: &url::Url) -> Option<BaseEnds> {
+    if !matches!(b.scheme(), "http" | "https") {
+        return None;
+    }
+    let origin = b[..url::Position::BeforePath].len();
+    let path = b[..url::Position::AfterPath].len();
+    let dir = origin + b.as_str()[origin..path].rfind('/')? + 1;
+    Some(BaseEnds {
+        origin,
+        dir,
+        path,
+        query: b[..url::Position::AfterQuery].len(),
+    })
+}
+
+/// How the URL Standard reads a reference against a special base (§4.4:
+/// scheme start, no scheme and relative states).
+enum RefShape {
+    /// `scheme://…`: the base plays no part.
+    Authority,
+    /// A reference the parser reads as the base's serialization up to a
+    /// point, then the reference: a path segment (the base's directory),
+    /// `/` and a segment (its origin), `?…` (its path), `#…` or nothing
+    /// (its query).
+    Append(fn(&BaseEnds) -> usize),
+    /// Anything else (`//…`, `scheme:…`, leading spaces or controls, tabs
+    /// or newlines): the full join.
+    Other,
+}
+
+fn ref_shape(r: &str) -> RefShape {
+    let b = r.as_bytes();
+    // The parser drops tabs and newlines anywhere first (§4.4).
+    if memchr::memchr3(b'\t', b'\n', b'\r', b).is_some() {
+        return RefShape::Other;
+    }
+    let Some(&first) = b.first() else {
+        return RefShape::Append(|e| e.query);
+    };
+    if first.is_ascii_alphabetic() {
+        let n = b
+            .iter()
+            .position(|c| !(c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.')))
+            .unwrap_or(b.len());
+        return match &b[n..] {
+            [b':', b'/', b'/', ..] => RefShape::Authority,
+            [b':', ..] => RefShape::Other,
+            _ => RefShape::Append(|e| e.dir),
+        };
+    }
+    match (first, b.get(1)) {
+        // A special scheme reads `\` as `/`.
+        (b'/' | b'\\', Some(b'/' | b'\\')) => RefShape::Other,
+        (b'/' | b'\\', _) => RefShape::Append(|e| e.origin),
+        (b'?', _) => RefShape::Append(|e| e.path),
+        (b'#', _) => RefShape::Append(|e| e.query),
+        (b'0'..=b'9' | b'.' | b'-' | b'_' | b'~' | b'%' | 0x80.., _) => RefShape::Append(|e| e.dir),
+        _ => RefShape::Other,
+    }
+}
+
+/// The key of `href` joined to `base` by the URL Standard. An absolute
+/// `scheme://` reference is keyed as it is, a relative one appended to
+/// the part of the base it keeps (in `buf`): the key function's web mode
+/// parses both as the join would, without building the joined URL. A key
+/// error takes the full join, whose error is the one reported.
+fn web_key<'r>(
+    cx: &Ctx<'_>,
+    base: &url::Url,
+    ends: Option<BaseEnds>,
+    href: &'r str,
+    buf: &mut String,
+) -> Result<Cow<'r, str>, RejectReason> {
+    let quick = match (ref_shape(href), ends) {
+        (RefShape::Authority, _) => (cx.key)(href, None).ok(),
+        (RefShape::Append(upto), Some(e)) => {
+            buf.clear();
+            buf.push_str(&base.as_str()[..upto(&e)]);
+            buf.push_str(href);
+            (cx.key)(buf, None).ok().map(|k| Cow::Owned(k.into_owned()))
+        }
+        _ => None,
+    };
+    if let Some(k) = quick {
+        return Ok(k);
+    }
+    match base.join(href) {
+        Ok(u) => (cx.key)(u.as_str(), None).map(|k| Cow::Owned(k.into_owned())),
+        Err(e) => Err(RejectReason::Key(crate::Error::new(
+            0,
+            crate::ErrorKind::UrlStandard(e.to_string()),
+        ))),
+    }
 }
 
 impl LinkReject {

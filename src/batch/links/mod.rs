@@ -135,6 +135,15 @@ pub struct Config {
     /// keys resolving each link itself, only slower. Otherwise the key
     /// function resolves (RFC 3986 §5.2 in strict and LEIRI modes).
     pub web_join: bool,
+    /// Resolve links here (RFC 3986 §5.2), each page's base parsed once,
+    /// and key the resolved IRI: for a key function without preparation
+    /// ([`crate::batch::Prep::is_noop`]: strict mode, no query encoding),
+    /// which gives the same keys resolving each link itself, only slower.
+    /// Not with `web_join`, which takes precedence.
+    pub resolve_once: bool,
+    /// Link rejects held in memory; more are sorted and spilled to
+    /// temporary files (in `dedup.temp_dir`), merged at the end.
+    pub rejects_held: usize,
     /// The engine: memory, temp directory, workers, chunk and batch sizes
     /// (its columns, order, line limit and item splitting are set here).
     pub dedup: DedupConfig,
@@ -149,6 +158,8 @@ impl Default for Config {
             columns: vec![LinkField::Source, LinkField::Target, LinkField::Count],
             max_record_bytes: 64 << 20,
             web_join: false,
+            resolve_once: false,
+            rejects_held: 1 << 16,
             dedup: DedupConfig::default(),
         }
     }
@@ -250,7 +261,13 @@ pub fn run(
     out: &mut (dyn FnMut(&[u8]) -> Result<(), RunError> + Send),
     rejects: &mut dyn FnMut(&LinkReject) -> Result<(), RunError>,
 ) -> Result<Summary, RunError> {
-    let shared = Arc::new(Shared::default());
+    let shared = Arc::new(Shared {
+        rejects: std::sync::Mutex::new(shared::Rejects::new(
+            cfg.dedup.temp_dir.clone(),
+            cfg.rejects_held,
+        )),
+        ..Shared::default()
+    });
     let mut opened = Vec::with_capacity(inputs.len());
     for (i, input) in inputs.iter().enumerate() {
         let raw: Box<dyn Read + Send> = match input {
@@ -292,6 +309,7 @@ pub fn run(
     let cx = edges::Ctx {
         key,
         web_join: cfg.web_join,
+        resolve_once: cfg.resolve_once,
         graph: cfg.graph,
         with_path: with_path && !cfg.targets,
         shared: &shared,
@@ -389,11 +407,8 @@ pub fn run(
         (s, rows)
     };
     let (dsum, rows) = dedup;
-    let mut all = std::mem::take(&mut *shared.rejects.lock().unwrap_or_else(|e| e.into_inner()));
-    all.sort_by_key(|r| (r.file, r.record, r.link));
-    for r in &all {
-        rejects(r)?;
-    }
+    let held = std::mem::take(&mut *shared.rejects.lock().unwrap_or_else(|e| e.into_inner()));
+    held.drain(rejects)?;
     let g = |a: &AtomicU64| a.load(Relaxed);
     Ok(Summary {
         records: dsum.stats.lines,

@@ -20,7 +20,7 @@ use std::io::{self, Read};
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 
-use super::shared::{LinkReject, Shared};
+use super::shared::{escape, LinkReject, Shared};
 use crate::archive::{self, Next, WarcReader};
 use crate::batch::source::Column;
 
@@ -38,42 +38,6 @@ pub enum Kind {
         target: Column,
         base: Option<Column>,
     },
-}
-
-/// `\` → `\\`, tab → `\t`, LF → `\n`, CR → `\r`.
-pub fn escape(out: &mut Vec<u8>, s: &[u8]) {
-    for &b in s {
-        match b {
-            b'\\' => out.extend_from_slice(b"\\\\"),
-            b'\t' => out.extend_from_slice(b"\\t"),
-            b'\n' => out.extend_from_slice(b"\\n"),
-            b'\r' => out.extend_from_slice(b"\\r"),
-            _ => out.push(b),
-        }
-    }
-}
-
-/// The inverse of [`escape`].
-pub fn unescape(s: &str) -> std::borrow::Cow<'_, str> {
-    if !s.contains('\\') {
-        return std::borrow::Cow::Borrowed(s);
-    }
-    let mut out = String::with_capacity(s.len());
-    let mut it = s.chars();
-    while let Some(c) = it.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match it.next() {
-            Some('t') => out.push('\t'),
-            Some('n') => out.push('\n'),
-            Some('r') => out.push('\r'),
-            Some(o) => out.push(o),
-            None => {}
-        }
-    }
-    std::borrow::Cow::Owned(out)
 }
 
 /// Counts the raw bytes read from an input (for the progress bar).
@@ -176,15 +140,17 @@ impl Lines {
         }
     }
 
-    /// The next record's line into `self.line`; false at the end.
-    fn next_line(&mut self) -> bool {
+    /// The next record's line: written into `dst` if it is a WAT line
+    /// that fits (`Some(n)`, its bytes), else into `self.line` (`Some(0)`);
+    /// `None` at the end.
+    fn next_line(&mut self, dst: &mut [u8]) -> Option<usize> {
         self.line.clear();
         self.at = 0;
         let file = self.file;
         match &mut self.source {
-            Source::Failed => false,
+            Source::Failed => None,
             Source::Archive(r) => match r.next_record() {
-                Next::End => false,
+                Next::End => None,
                 Next::Reject { place, reason } => {
                     self.shared.reject(LinkReject::record(
                         file,
@@ -193,12 +159,17 @@ impl Lines {
                         reason,
                     ));
                     self.line.push(b'\n');
-                    true
+                    Some(0)
                 }
                 Next::Record(rec) => {
+                    if archive::is_wat_json(&rec) {
+                        if let Some(n) = wat_line_into(dst, file, &rec) {
+                            return Some(n);
+                        }
+                    }
                     archive_line(&mut self.line, file, &rec);
                     self.line.push(b'\n');
-                    true
+                    Some(0)
                 }
             },
             Source::Delimited {
@@ -210,7 +181,7 @@ impl Lines {
             } => {
                 let mut rec = csv::ByteRecord::new();
                 match reader.read_byte_record(&mut rec) {
-                    Ok(false) => return false,
+                    Ok(false) => return None,
                     Ok(true) => {}
                     Err(e) => {
                         *record += 1;
@@ -221,7 +192,7 @@ impl Lines {
                             format!("CSV: {e}"),
                         ));
                         self.line.push(b'\n');
-                        return !matches!(e.kind(), csv::ErrorKind::Io(_));
+                        return (!matches!(e.kind(), csv::ErrorKind::Io(_))).then_some(0);
                     }
                 }
                 *record += 1;
@@ -252,12 +223,12 @@ impl Lines {
                             self.shared
                                 .reject(LinkReject::record(file, *record, 0, reason));
                             self.source = Source::Failed;
-                            return false;
+                            return None;
                         }
                     }
                     if *header {
                         self.line.push(b'\n');
-                        return true;
+                        return Some(0);
                     }
                 }
                 let (s, t, b) = columns.expect("set above");
@@ -282,10 +253,42 @@ impl Lines {
                     }
                 }
                 self.line.push(b'\n');
-                true
+                Some(0)
             }
         }
     }
+}
+
+/// CR and LF → space (a WAT record's JSON on one line: whitespace
+/// between tokens, and never inside a JSON string).
+fn unfold(b: &mut [u8]) {
+    let mut from = 0;
+    while let Some(i) = memchr::memchr2(b'\n', b'\r', &b[from..]) {
+        b[from + i] = b' ';
+        from += i + 1;
+    }
+}
+
+/// The line of a WAT JSON record, with its LF, written into `dst` if it
+/// fits: its length.
+fn wat_line_into(dst: &mut [u8], file: usize, rec: &archive::Record<'_>) -> Option<usize> {
+    use std::io::Write;
+    let mut cur = io::Cursor::new(&mut *dst);
+    write!(
+        cur,
+        "W\t{file}\t{}\t{}\t",
+        rec.place.number, rec.place.offset
+    )
+    .ok()?;
+    let from = cur.position() as usize;
+    let end = from + rec.block.len();
+    if end >= dst.len() {
+        return None;
+    }
+    dst[from..end].copy_from_slice(rec.block);
+    unfold(&mut dst[from..end]);
+    dst[end] = b'\n';
+    Some(end + 1)
 }
 
 /// The line of an archive record (without its LF): `W` for a WAT JSON
@@ -304,11 +307,7 @@ fn archive_line(out: &mut Vec<u8>, file: usize, rec: &archive::Record<'_>) {
         head(out, "W");
         let from = out.len();
         out.extend_from_slice(rec.block);
-        for b in &mut out[from..] {
-            if *b == b'\n' || *b == b'\r' {
-                *b = b' ';
-            }
-        }
+        unfold(&mut out[from..]);
     } else if archive::is_http_response(rec) {
         let Some(resp) = archive::http_response(rec.block) else {
             return;
@@ -353,9 +352,12 @@ impl Read for Lines {
                 n += k;
                 continue;
             }
-            if self.done || !self.next_line() {
-                self.done = true;
+            if self.done {
                 break;
+            }
+            match self.next_line(&mut buf[n..]) {
+                Some(k) => n += k,
+                None => self.done = true,
             }
         }
         Ok(n)

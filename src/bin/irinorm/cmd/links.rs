@@ -135,6 +135,7 @@ pub fn run(a: &LinksArgs) -> Result<i32, CliError> {
     )
     .map_err(|e| CliError::msg(format!("invalid --base: {e}")))?
     .href_is_key(Level::from(a.key.level) == Level::String && a.mode == Mode::Web);
+    let resolve_once = prep.is_noop();
     let key = key_function(&key_args, prep)?;
     let columns = match &a.columns {
         Some(c) => LinkField::parse_list(c)?,
@@ -152,6 +153,8 @@ pub fn run(a: &LinksArgs) -> Result<i32, CliError> {
         columns,
         max_record_bytes: a.max_record_bytes as usize,
         web_join: a.mode == Mode::Web,
+        resolve_once,
+        rejects_held: links::Config::default().rejects_held,
         dedup: DedupConfig {
             memory: a.memory.unwrap_or_else(batch::default_memory),
             temp_dir: a.temp_dir.clone(),
