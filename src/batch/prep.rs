@@ -300,7 +300,12 @@ impl Prep {
     /// [`Prep::key_web`] through the `url` crate: every line the fast path
     /// did not key.
     #[inline(never)]
-    fn key_web_full<'k, K>(&self, web: &WebParser, s: &'k str, key: &K) -> crate::Result<Cow<'k, str>>
+    fn key_web_full<'k, K>(
+        &self,
+        web: &WebParser,
+        s: &'k str,
+        key: &K,
+    ) -> crate::Result<Cow<'k, str>>
     where
         K: RefKey + ?Sized,
     {

@@ -130,8 +130,25 @@ mod x86 {
         sets: [&[u8]; N],
     ) -> [u64; N] {
         debug_assert!(b.len() >= 16 && from <= to && to - from <= 64 && to <= b.len());
-        let last = b.len() - 16;
         let mut m = [0u64; N];
+        if to - from <= 16 && from + 16 <= b.len() {
+            // One block (a host, a short path): no shifts.
+            // SAFETY: `from + 16 <= b.len()`; SSE2 is part of the x86_64
+            // baseline; the load is unaligned.
+            unsafe {
+                let v = _mm_loadu_si128(b.as_ptr().add(from).cast::<__m128i>());
+                let keep = (1u32 << (to - from)) - 1;
+                for (m, set) in m.iter_mut().zip(sets) {
+                    let mut hit = _mm_setzero_si128();
+                    for &c in set {
+                        hit = _mm_or_si128(hit, _mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8)));
+                    }
+                    *m = u64::from(_mm_movemask_epi8(hit) as u32 & keep);
+                }
+            }
+            return m;
+        }
+        let last = b.len() - 16;
         let mut at = from;
         while at < to {
             let start = at.min(last);

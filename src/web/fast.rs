@@ -139,7 +139,7 @@ fn tail_is_own(b: &[u8], from: usize) -> bool {
 /// code point (§3.1) and UTS #46 ToASCII (§3.3, *UseSTD3ASCIIRules* false)
 /// maps none of them. The labels are read from bit masks of the host's
 /// `.` and `-`.
-#[inline]
+#[inline(always)]
 fn host_is_own(r: &IriRef<'_>, b: &[u8], start: usize, end: usize) -> bool {
     match r.host_kind() {
         Some(HostKind::Ipv4) => return true,
@@ -225,7 +225,10 @@ fn path_is_own(b: &[u8], start: usize, end: usize, file: bool, flags: u32) -> bo
         }
         let mut dots = first & dot_pct;
         while dots != 0 {
-            if is_dot_segment(segment_at(path, at - start + dots.trailing_zeros() as usize)) {
+            if is_dot_segment(segment_at(
+                path,
+                at - start + dots.trailing_zeros() as usize,
+            )) {
                 return false;
             }
             dots &= dots - 1;
@@ -247,7 +250,8 @@ fn segment_at(path: &[u8], i: usize) -> &[u8] {
 /// one (two of them): §4.4 path state removes it (and the one before).
 fn is_dot_segment(seg: &[u8]) -> bool {
     let single = |s: &[u8]| s == b"." || s.eq_ignore_ascii_case(b"%2e");
-    seg.len() <= 6 && (single(seg) || (1..seg.len()).any(|k| single(&seg[..k]) && single(&seg[k..])))
+    seg.len() <= 6
+        && (single(seg) || (1..seg.len()).any(|k| single(&seg[..k]) && single(&seg[k..])))
 }
 
 #[cfg(test)]
@@ -266,9 +270,8 @@ mod tests {
                 _ => {}
             }
         }
-        !(0..path.len()).any(|i| {
-            (i == 0 || path[i - 1] == b'/') && is_dot_segment(segment_at(path, i))
-        })
+        !(0..path.len())
+            .any(|i| (i == 0 || path[i - 1] == b'/') && is_dot_segment(segment_at(path, i)))
     }
 
     proptest! {
