@@ -122,15 +122,17 @@ impl WebParser {
 
     /// [`WebParser::parse`] without the fast path: the `url` crate.
     fn parse_full(&self, input: &str, repairs: &mut Repairs) -> Result<Href> {
-        // Without the callback the parser skips its per-character checks;
-        // most lines come out as they went in and have nothing to count.
-        let mut href = self.run(input, None)?;
-        if href.starts_with("file:") {
+        // The fast path keys most lines that come out as they went in;
+        // almost every other line is rewritten, and its repairs counted:
+        // one run that logs them rather than a plain run and a logged one.
+        let seen = Violations::default();
+        let mut href = self.run(input, Some(&|v| seen.log(v)))?;
+        // An `href` that is its own (the fast path's proven predicate) is
+        // its own fixed point: no second run.
+        if href.starts_with("file:") && !is_own_href(&href) {
             href = file_fixed_point(href);
         }
         if href != input {
-            let seen = Violations::default();
-            self.run(input, Some(&|v| seen.log(v)))?;
             seen.add_to(input, repairs);
             repairs.lines_changed += 1;
         }

@@ -47,8 +47,11 @@ where
     // the preparation's layers, which cost about 100 instructions a line
     // (BENCHMARKS.md, decision log: "Per-line work around the key").
     let plain = prep.is_noop();
+    // Web mode alone: the line goes to the web key without them either.
+    let web_only = prep.is_web_only();
     move |s, base| match base {
         None if plain => key.key(s).map_err(RejectReason::Key),
+        None if web_only => prep.key_web_line(s, &key).map_err(RejectReason::Key),
         _ => prep.key_with_base_by(s, base, &key),
     }
 }

@@ -159,6 +159,26 @@ impl Prep {
         self
     }
 
+    /// Web mode with nothing to do before the URL Standard's parser (no
+    /// `--decode-entities`, `--split-spaces` or `--query-encoding`): a line
+    /// goes straight to [`Prep::key_web_line`].
+    pub(crate) fn is_web_only(&self) -> bool {
+        self.pre.is_none() && !self.split && self.web.as_ref().is_some_and(|w| w.keys_own_hrefs())
+    }
+
+    /// The key of a line in web mode when [`Prep::is_web_only`]: the same
+    /// as [`Prep::key_by`], without its layers.
+    pub(crate) fn key_web_line<'k, K>(&self, s: &'k str, key: &K) -> crate::Result<Cow<'k, str>>
+    where
+        K: RefKey + ?Sized,
+    {
+        debug_assert!(self.is_web_only());
+        match &self.web {
+            Some(web) => self.key_web(web, s, key),
+            None => self.key_by(s, key),
+        }
+    }
+
     /// Web mode: the URL Standard's parser, if that is the mode.
     pub fn web(&self) -> Option<&WebParser> {
         self.web.as_ref()
@@ -253,6 +273,7 @@ impl Prep {
     /// Web mode: character references (if asked), then the URL Standard's
     /// parser, then `key` on the `href` (or the `href` itself, see
     /// [`Prep::href_is_key`]). RunError offsets point into `s` as written.
+    #[inline]
     fn key_web<'k, K>(&self, web: &WebParser, s: &'k str, key: &K) -> crate::Result<Cow<'k, str>>
     where
         K: RefKey + ?Sized,
@@ -273,6 +294,21 @@ impl Prep {
                 }
             }
         }
+        self.key_web_full(web, s, key)
+    }
+
+    /// [`Prep::key_web`] through the `url` crate: every line the fast path
+    /// did not key.
+    #[inline(never)]
+    fn key_web_full<'k, K>(
+        &self,
+        web: &WebParser,
+        s: &'k str,
+        key: &K,
+    ) -> crate::Result<Cow<'k, str>>
+    where
+        K: RefKey + ?Sized,
+    {
         REPAIRS.with(|c| {
             let mut r = c.get();
             let input = match &self.pre {

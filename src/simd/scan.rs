@@ -1,7 +1,9 @@
 //! Byte searches of 16 bytes at a time with SSE2 (part of the x86-64
 //! baseline, so no detection): the `.` and `/` of a path, for its dot
 //! segments (RFC 3986 §5.2.4, 3987bis §5.3.2.4), and the bytes that
-//! percent-encoding normalization looks at (3987bis §5.3.2.1–§5.3.2.3).
+//! percent-encoding normalization looks at (3987bis §5.3.2.1–§5.3.2.3),
+//! and the bytes of a host or path that web mode's fast path looks at
+//! (URL Standard §4.2, §4.4).
 //! Each search has its portable loop beside it, which every other target
 //! (and `--cfg irinorm_portable`) runs, and a differential test.
 
@@ -14,6 +16,44 @@ pub(crate) fn dots_and_slashes(b: &[u8]) -> (u64, u64) {
         return x86::dots_and_slashes(b);
     }
     dots_and_slashes_portable(b)
+}
+
+/// The bytes of `b[from..to]` (at most 64 of them) in each of the `N`
+/// byte sets, a bit mask each: bit `k` of mask `j` is set when
+/// `b[from + k]` is one of `sets[j]`. On x86-64 (when `b` has 16 bytes)
+/// it reads 16-byte blocks of `b` itself, the last one shifted back to
+/// end in `b` rather than past it, so a short range inside a longer slice
+/// (a host inside its line) costs one block.
+#[inline(always)]
+pub(crate) fn byte_masks<const N: usize>(
+    b: &[u8],
+    from: usize,
+    to: usize,
+    sets: [&[u8]; N],
+) -> [u64; N] {
+    assert!(from <= to && to - from <= 64 && to <= b.len());
+    #[cfg(all(target_arch = "x86_64", not(irinorm_portable)))]
+    if b.len() >= 16 {
+        return x86::byte_masks(b, from, to, sets);
+    }
+    byte_masks_portable(b, from, to, sets)
+}
+
+/// [`byte_masks`] a byte at a time.
+#[inline]
+fn byte_masks_portable<const N: usize>(
+    b: &[u8],
+    from: usize,
+    to: usize,
+    sets: [&[u8]; N],
+) -> [u64; N] {
+    let mut m = [0u64; N];
+    for (k, c) in b[from..to].iter().enumerate() {
+        for (m, set) in m.iter_mut().zip(sets) {
+            *m |= u64::from(set.contains(c)) << k;
+        }
+    }
+    m
 }
 
 /// [`dots_and_slashes`] a byte at a time.
@@ -76,8 +116,63 @@ fn next_special_portable(b: &[u8], from: usize, hash: bool) -> usize {
 #[cfg(all(target_arch = "x86_64", not(irinorm_portable)))]
 mod x86 {
     use std::arch::x86_64::{
-        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+        _mm_setzero_si128,
     };
+
+    /// [`super::byte_masks`] for `b.len() >= 16`: the blocks at `from`,
+    /// `from + 16`, …, each moved back to end at `b.len()` at most.
+    #[inline(always)]
+    pub(super) fn byte_masks<const N: usize>(
+        b: &[u8],
+        from: usize,
+        to: usize,
+        sets: [&[u8]; N],
+    ) -> [u64; N] {
+        debug_assert!(b.len() >= 16 && from <= to && to - from <= 64 && to <= b.len());
+        let mut m = [0u64; N];
+        if to - from <= 16 && from + 16 <= b.len() {
+            // One block (a host, a short path): no shifts.
+            // SAFETY: `from + 16 <= b.len()`; SSE2 is part of the x86_64
+            // baseline; the load is unaligned.
+            unsafe {
+                let v = _mm_loadu_si128(b.as_ptr().add(from).cast::<__m128i>());
+                let keep = (1u32 << (to - from)) - 1;
+                for (m, set) in m.iter_mut().zip(sets) {
+                    let mut hit = _mm_setzero_si128();
+                    for &c in set {
+                        hit = _mm_or_si128(hit, _mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8)));
+                    }
+                    *m = u64::from(_mm_movemask_epi8(hit) as u32 & keep);
+                }
+            }
+            return m;
+        }
+        let last = b.len() - 16;
+        let mut at = from;
+        while at < to {
+            let start = at.min(last);
+            // SAFETY: `start + 16 <= b.len()`; SSE2 is part of the x86_64
+            // baseline; the load is unaligned.
+            unsafe {
+                let v = _mm_loadu_si128(b.as_ptr().add(start).cast::<__m128i>());
+                for (m, set) in m.iter_mut().zip(sets) {
+                    let mut hit = _mm_setzero_si128();
+                    for &c in set {
+                        hit = _mm_or_si128(hit, _mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8)));
+                    }
+                    // Bit `k` is `b[start + k]`; the range's bit `at - from`
+                    // is `b[at]`.
+                    let bits = u64::from(_mm_movemask_epi8(hit) as u16);
+                    *m |= (bits >> (at - start)) << (at - from);
+                }
+            }
+            at = start + 16;
+        }
+        let n = to - from;
+        let keep = if n == 64 { u64::MAX } else { (1 << n) - 1 };
+        m.map(|x| x & keep)
+    }
 
     /// [`super::dots_and_slashes`] for 16 to 63 bytes, 16 at a time (the
     /// last block overlapping the one before rather than reading past the
@@ -178,6 +273,22 @@ mod tests {
             let accept = |i: usize| i == 0 || b[i - 1] == b'/';
             prop_assert_eq!(next_dot(&b, from, accept), next_dot_portable(&b, from, accept));
             prop_assert_eq!(next_special(&b, from, hash), next_special_portable(&b, from, hash));
+        }
+        /// [`byte_masks`] is its portable loop for every range of up to 64
+        /// bytes, in slices shorter and longer than a block.
+        #[test]
+        fn byte_masks_are_their_portable_loop(
+            b in proptest::collection::vec(
+                prop_oneof![any::<u8>(), prop::sample::select(b"./:%-".to_vec())],
+                0..100,
+            ),
+            from in 0usize..100,
+            len in 0usize..65,
+        ) {
+            let from = from.min(b.len());
+            let to = (from + len).min(b.len());
+            let sets: [&[u8]; 3] = [b".", b"/", b":%"];
+            prop_assert_eq!(byte_masks(&b, from, to, sets), byte_masks_portable(&b, from, to, sets));
         }
     }
 }

@@ -6,7 +6,9 @@
 //! [`is_own_href`] decides it from the one scan of [`crate::parse`] (RFC
 //! 3987 §2.2, RFC 3986 §3: the same scan the strict key starts with) and
 //! its flags, plus a look at the host, the port and, only where the flags
-//! say so, the path. Each condition is sufficient for one step of the basic
+//! say so, the path: bit masks of their `.`, `/`, `:`, `%`, `-` 16 bytes
+//! at a time ([`crate::simd::scan::byte_masks`]), exact byte checks only
+//! where a mask shows a suspect. Each condition is sufficient for one step of the basic
 //! URL parser to leave the text as it stands; together they are narrower
 //! than the Standard (a line they refuse simply takes the full path):
 //!
@@ -15,12 +17,12 @@
 //! | the reference parses as an IRI (RFC 3987 §2.2) and is ASCII: no C0 control, space, `\`, `"`, `<`, `>`, `` ` ``, `^`, `{`, `}`, `\|`, no `[`/`]` outside an IP literal, every `%` followed by two hex digits | §4.4 basic URL parser steps 1–3 (trim C0 and space, remove TAB/LF/CR); §1.3 path, query and fragment percent-encode sets; `\` read as `/` in special URLs | trimming, tab/newline removal, backslash repair, percent-encoding |
 //! | the scheme is `http`, `https`, `ws`, `wss`, `ftp` or `file`, in lowercase, followed by `//` (an authority) | §4.1 special scheme; §4.4 scheme state (lowercased), special authority slashes state, file state | scheme case, `http:x`, `http:/x` |
 //! | no userinfo | §4.4 authority state; §1.3 userinfo percent-encode set | credentials re-encoded, an empty `@` dropped |
-//! | the host is an IPv4 address as RFC 3986 writes one (dec-octets), or labels of lowercase `a-z`, `0-9`, `-`: none empty (no trailing `.`), none starting `xn--` | §3.5 host parsing, §3.3 domain to ASCII (UTS #46 ToASCII is the identity on such labels), §3.6 host serializing | uppercase, percent-decoding, IDNA, IPv6 compression |
+//! | the host is an IPv4 address as RFC 3986 writes one (dec-octets), or at most 64 bytes of labels of lowercase `a-z`, `0-9`, `-`: none empty (no trailing `.`), none starting `xn--` | §3.5 host parsing, §3.3 domain to ASCII (UTS #46 ToASCII is the identity on such labels), §3.6 host serializing | uppercase, percent-decoding, IDNA, IPv6 compression |
 //! | a reg-name's last label is not a number (all digits, or `0x…`) | §3.5 "ends in a number checker" and IPv4 parser | IPv4 shorthand, octal, hex, `a.1` failures |
 //! | no port, or 1–5 digits without a leading zero, at most 65535, not the scheme's default port | §4.4 port state; §4.1 default port | `:80`, `:080`, `:`, ports out of range |
 //! | `file`: no port, the host empty or not `localhost`; no empty path segment (`//`), none starting with a Windows drive letter (a letter and `:` or `\|`) | §4.4 file host state, path state; §4.2 Windows drive letter | `localhost` emptied, a host moved into the path |
 //! | the path is not empty | §4.4 path start state (a special URL's empty path becomes `/`) | `http://h`, `http://h?q` |
-//! | no path segment starting with `.` or `%2e` (any case) | §4.2 single-dot and double-dot URL path segments; §4.4 path state | dot segments removed or shortened |
+//! | no path segment that is `.`, `..` or one of their `%2e` forms (any case) | §4.2 single-dot and double-dot URL path segments; §4.4 path state | dot segments removed or shortened |
 //! | no `'` in the query | §1.3 special-query percent-encode set (RFC 3986 allows `'` raw) | `'` → `%27` |
 //! | no `#` in the fragment | RFC 3986 §3.5 (the URI form encodes a second `#`) | `#` → `%23` in [`super::Href::to_uri_ref`] |
 //!
@@ -34,9 +36,8 @@
 //! the `url` crate on generated inputs, the WPT data, the bundled lists and
 //! the fuzz corpus.
 
-use crate::iri::flags::{
-    HOST_HYPHEN, HOST_NON_ASCII, HOST_PCT, HOST_UPPER, NON_ASCII, PATH_DOT, PATH_DOT_SEEN, PCT,
-};
+use crate::iri::flags::{HOST_NON_ASCII, HOST_PCT, HOST_UPPER, NON_ASCII, PATH_DOT, PCT};
+use crate::simd::scan::byte_masks;
 use crate::{HostKind, IriRef};
 
 /// True when the URL Standard's `href` of `input` (no base needed: the
@@ -48,87 +49,128 @@ pub fn is_own_href(input: &str) -> bool {
 }
 
 /// [`is_own_href`] of `r`, the [`crate::parse`] of the reference: the
-/// parse vouches for the bytes, the rest is the table's other rows.
+/// parse vouches for the bytes, the rest is the table's other rows. The
+/// components are looked at as byte ranges of the line.
 pub fn is_own_href_parsed(r: &IriRef<'_>) -> bool {
-    let (Some(scheme), Some(host)) = (r.scheme(), r.host()) else {
+    let b = r.as_str().as_bytes();
+    let Some((host_start, host_end)) = r.host_range() else {
         return false;
     };
-    let Some(default_port) = special_port(scheme.as_bytes()) else {
+    // The parse has an authority, so a line starting `scheme://` has that
+    // scheme (it ends at the first `:`) and its authority starts after the
+    // `//`; the host starts there unless a userinfo comes first.
+    let Some((auth_start, default_port)) = special_scheme(b) else {
         return false;
     };
+    let (path_start, path_end) = r.path_range();
     // With an authority the path is empty or starts with `/` (RFC 3986
     // §3.3); §4.4 path start state makes an empty one `/`.
-    let path = r.path().as_bytes();
-    if path.is_empty() || r.userinfo().is_some() || r.flags() & NON_ASCII != 0 {
+    if path_start == path_end || host_start != auth_start || r.flags() & NON_ASCII != 0 {
         return false;
     }
+    // The port, without its `:`, when there is one.
+    let port = (host_end < path_start).then(|| &b[host_end + 1..path_start]);
     let authority = match default_port {
         None => {
-            r.port().is_none() && (host.is_empty() || (host != "localhost" && host_is_own(r, host)))
+            port.is_none()
+                && (host_start == host_end
+                    || (&b[host_start..host_end] != b"localhost"
+                        && host_is_own(r, b, host_start, host_end)))
         }
-        Some(d) => host_is_own(r, host) && r.port().is_none_or(|p| port_is_own(p.as_bytes(), d)),
+        Some(d) => {
+            host_is_own(r, b, host_start, host_end) && port.is_none_or(|p| port_is_own(p, d))
+        }
     };
     authority
-        && path_is_own(path, default_port.is_none(), r.flags())
-        && r.query().is_none_or(|q| !q.as_bytes().contains(&b'\''))
-        && r.fragment().is_none_or(|f| !f.as_bytes().contains(&b'#'))
+        && path_is_own(b, path_start, path_end, default_port.is_none(), r.flags())
+        && tail_is_own(b, path_end)
 }
 
-/// The default port of a special scheme (§4.1) written in lowercase
-/// (§4.4 scheme state lowercases it); `Some(None)` for `file`, which has
-/// no port.
-fn special_port(scheme: &[u8]) -> Option<Option<u16>> {
-    Some(match scheme {
-        b"http" | b"ws" => Some(80),
-        b"https" | b"wss" => Some(443),
-        b"ftp" => Some(21),
-        b"file" => None,
-        _ => return None,
-    })
+/// The scheme of a line that starts with a special scheme (§4.1) in
+/// lowercase (§4.4 scheme state lowercases it) and `//`: where its
+/// authority starts, and the scheme's default port (`None` for `file`,
+/// which has no port).
+fn special_scheme(b: &[u8]) -> Option<(usize, Option<u16>)> {
+    const SPECIAL: [(&[u8], Option<u16>); 6] = [
+        (b"https://", Some(443)),
+        (b"http://", Some(80)),
+        (b"file://", None),
+        (b"wss://", Some(443)),
+        (b"ws://", Some(80)),
+        (b"ftp://", Some(21)),
+    ];
+    SPECIAL
+        .iter()
+        .find(|(prefix, _)| b.starts_with(prefix))
+        .map(|&(prefix, port)| (prefix.len(), port))
 }
 
-/// §3.5 host parsing and §3.6 serializing leave the host as it is: an
-/// IPv4 address as RFC 3986 writes one (dec-octets, which is §3.6's form),
-/// or a reg-name with no uppercase letter, `%` or non-ASCII character (the
+/// The query and fragment (`b[from..]`: everything after the path) are
+/// left as they are: no `'` in the query (§1.3 special-query
+/// percent-encode set) and no `#` in the fragment (the URI form encodes
+/// it). From a bit mask of the `'` and `#`, 64 bytes at a time.
+fn tail_is_own(b: &[u8], from: usize) -> bool {
+    let mut fragment = false;
+    let mut at = from;
+    while at < b.len() {
+        let to = (at + 64).min(b.len());
+        let [mut m] = byte_masks(b, at, to, [b"'#"]);
+        while m != 0 {
+            match (b[at + m.trailing_zeros() as usize], fragment) {
+                (b'#', false) => fragment = true,
+                (b'\'', true) => {}
+                _ => return false,
+            }
+            m &= m - 1;
+        }
+        at = to;
+    }
+    true
+}
+
+/// §3.5 host parsing and §3.6 serializing leave the host `b[start..end]`
+/// as it is: an IPv4 address as RFC 3986 writes one (dec-octets, which is
+/// §3.6's form), or a reg-name of at most 64 bytes (longer ones take the
+/// full path) with no uppercase letter, `%` or non-ASCII character (the
 /// parse's flags), no empty label, no `xn--` label, and a last label that
 /// is no number (all digits, or `0x…`, which §3.5's "ends in a number
 /// checker" sends to the IPv4 parser). The other bytes RFC 3986 allows in
 /// a reg-name (`a-z`, digits, `-._~!$&'()*+,;=`) are no forbidden domain
 /// code point (§3.1) and UTS #46 ToASCII (§3.3, *UseSTD3ASCIIRules* false)
-/// maps none of them.
-fn host_is_own(r: &IriRef<'_>, host: &str) -> bool {
-    let h = host.as_bytes();
+/// maps none of them. The labels are read from bit masks of the host's
+/// `.` and `-`.
+#[inline(always)]
+fn host_is_own(r: &IriRef<'_>, b: &[u8], start: usize, end: usize) -> bool {
     match r.host_kind() {
         Some(HostKind::Ipv4) => return true,
-        Some(HostKind::RegName) if !h.is_empty() => {}
+        Some(HostKind::RegName) if start < end && end - start <= 64 => {}
         _ => return false,
     }
     if r.flags() & (HOST_UPPER | HOST_PCT | HOST_NON_ASCII) != 0 {
         return false;
     }
+    let h = &b[start..end];
+    let n = h.len();
+    let [dot, hyphen] = byte_masks(b, start, end, [b".", b"-"]);
     // An empty label: a `.` first, last or after another.
-    if h[0] == b'.'
-        || h[h.len() - 1] == b'.'
-        || any_mark(h, |w| {
-            let dot = eq(w, b'.');
-            (dot, dot, 0)
-        })
-    {
+    if dot & ((dot << 1) | 1 | (1 << (n - 1))) != 0 {
         return false;
     }
-    if r.flags() & HOST_HYPHEN != 0 && h.split(|&c| c == b'.').any(|l| l.starts_with(b"xn--")) {
-        return false;
+    // An `xn--` label: a label start with `-` two and three bytes on.
+    let mut xn = ((dot << 1) | 1) & (hyphen >> 2) & (hyphen >> 3);
+    while xn != 0 {
+        if h[xn.trailing_zeros() as usize..].starts_with(b"xn") {
+            return false;
+        }
+        xn &= xn - 1;
     }
     // A number (all digits, or `0x` and hex digits; no uppercase here)
     // ends in a hex digit or `x`; most names end in another letter.
-    let end = h[h.len() - 1];
-    if !(end.is_ascii_hexdigit() || end == b'x') {
+    let last_byte = h[n - 1];
+    if !(last_byte.is_ascii_hexdigit() || last_byte == b'x') {
         return true;
     }
-    let last = h
-        .iter()
-        .rposition(|&c| c == b'.')
-        .map_or(h, |i| &h[i + 1..]);
+    let last = &h[(64 - dot.leading_zeros()) as usize..];
     !(last.iter().all(u8::is_ascii_digit) || last.starts_with(b"0x"))
 }
 
@@ -142,131 +184,74 @@ fn port_is_own(p: &[u8], default: u16) -> bool {
     n <= 65535 && n != u32::from(default)
 }
 
-/// The path is left as it is: no dot segment ([`has_dot_segment`]) and, for
-/// `file`, [`file_path_is_own`]. A word at a time, each condition a byte
-/// that follows a `/` (or, for `file`, any `:`); the exact checks run only
-/// on a path where such a byte turns up.
-fn path_is_own(path: &[u8], file: bool, flags: u32) -> bool {
-    if flags & PATH_DOT_SEEN != 0 {
-        return false;
-    }
-    let dots = flags & (PATH_DOT | PCT) != 0;
-    if !dots && !file {
+/// The path `b[start..end]` is left as it is: no dot segment
+/// ([`is_dot_segment`]) and, for `file`, no empty segment but a last one
+/// and no segment starting with a Windows drive letter (§4.2: an ASCII
+/// letter followed by `:` or `|`; an IRI has no raw `|`): §4.4's file and
+/// path states move or drop those, and the `url` crate, which lags the
+/// Standard there (`tests/wpt/expected_failures.txt`), rewrites them in
+/// its own ways. Decided from the parse's flags where they settle it (no
+/// `.` after a `/`, no `%`, not `file`), else from bit masks of the path's
+/// `/`, `:` and `.`/`%`, 64 bytes at a time: a `/` after a `/` and a `:`
+/// after a segment's first byte are looked at, and each segment starting
+/// with `.` or `%` (`%2e`).
+fn path_is_own(b: &[u8], start: usize, end: usize, file: bool, flags: u32) -> bool {
+    if flags & (PATH_DOT | PCT) == 0 && !file {
         return true;
     }
-    let suspect = match (dots, file) {
-        (true, true) => path_marks::<true, true>(path),
-        (true, false) => path_marks::<true, false>(path),
-        _ => path_marks::<false, true>(path),
-    };
-    !suspect || !((dots && has_dot_segment(path)) || (file && !file_path_is_own(path)))
-}
-
-/// A byte of `path` that may make it not its own: after a `/`, a `.` or
-/// `%` (`DOTS`: a dot segment) or a `/` (`FILE`: an empty segment); a `:`
-/// anywhere (`FILE`: a drive letter).
-fn path_marks<const DOTS: bool, const FILE: bool>(path: &[u8]) -> bool {
-    any_mark(path, |w| {
-        let slash = eq(w, b'/');
-        let mut after = 0;
-        let mut alone = 0;
-        if DOTS {
-            after |= eq(w, b'.') | eq(w, b'%');
+    let path = &b[start..end];
+    // Bit 0 of each: the last byte of the piece before is a `/`, or a
+    // segment's first byte.
+    let (mut slash_before, mut first_before) = (0, 0);
+    let mut at = start;
+    while at < end {
+        let to = (at + 64).min(end);
+        let [slash, colon, dot_pct] = byte_masks(b, at, to, [b"/", b":", b".%"]);
+        let first = (slash << 1) | slash_before;
+        // An empty segment, or a `:` second in a segment.
+        if file && (first & slash != 0 || ((first << 1) | first_before) & colon != 0) {
+            // A `:` second in a segment after a letter is a drive letter.
+            if first & slash != 0 {
+                return false;
+            }
+            let mut c = ((first << 1) | first_before) & colon;
+            while c != 0 {
+                let i = at - start + c.trailing_zeros() as usize;
+                if path[i - 1].is_ascii_alphabetic() {
+                    return false;
+                }
+                c &= c - 1;
+            }
         }
-        if FILE {
-            after |= slash;
-            alone = eq(w, b':');
+        let mut dots = first & dot_pct;
+        while dots != 0 {
+            if is_dot_segment(segment_at(
+                path,
+                at - start + dots.trailing_zeros() as usize,
+            )) {
+                return false;
+            }
+            dots &= dots - 1;
         }
-        (slash, after, alone)
-    })
-}
-
-/// A `file` path with no empty segment but a last one (`//`) and no
-/// segment starting with a Windows drive letter (§4.2: an ASCII letter
-/// followed by `:` or `|`; an IRI has no raw `|`): §4.4's file and path
-/// states move or drop those, and the `url` crate, which lags the Standard
-/// there (`tests/wpt/expected_failures.txt`), rewrites them in its own ways.
-fn file_path_is_own(path: &[u8]) -> bool {
-    let mut seg = 0; // start of the current segment
-    for (i, &c) in path.iter().enumerate() {
-        match c {
-            b'/' if i > 0 && seg == i => return false,
-            b'/' => seg = i + 1,
-            b':' if i == seg + 1 && path[seg].is_ascii_alphabetic() => return false,
-            _ => {}
-        }
+        let top = to - at - 1;
+        (slash_before, first_before) = ((slash >> top) & 1, (first >> top) & 1);
+        at = to;
     }
     true
 }
 
-/// §4.2 single-dot and double-dot URL path segments (`.`, `%2e`, `..`,
-/// `.%2e`, `%2e.`, `%2e%2e`, any case) all start with `.` or `%2e`: a path
-/// with no segment starting so has none.
-fn has_dot_segment(path: &[u8]) -> bool {
-    (0..path.len()).any(|i| {
-        path[i] == b'/'
-            && match path.get(i + 1) {
-                Some(b'.') => true,
-                Some(b'%') => matches!(path.get(i + 2..i + 4), Some(b"2e" | b"2E")),
-                _ => false,
-            }
-    })
+/// The segment of `path` that starts at `i`: up to the next `/`.
+fn segment_at(path: &[u8], i: usize) -> &[u8] {
+    let rest = &path[i..];
+    &rest[..memchr::memchr(b'/', rest).unwrap_or(rest.len())]
 }
 
-const LOW: u64 = 0x0101_0101_0101_0101;
-const HIGH: u64 = 0x8080_8080_8080_8080;
-
-/// The bytes of `w` equal to `c`, each as its high bit (exact: the sum
-/// never carries from one byte into the next).
-#[inline(always)]
-fn eq(w: u64, c: u8) -> u64 {
-    let x = w ^ (LOW * u64::from(c));
-    !(((x & !HIGH) + !HIGH) | x) & HIGH
-}
-
-/// True if `f` marks some byte of `b` alone, or as following a byte it
-/// marks first. `f` maps eight bytes (little-endian) to three masks
-/// `(first, second, alone)`, a byte's mark its high bit; a byte is
-/// reported when its `alone` mark is set, or its `second` mark and the
-/// byte before it has its `first` mark. Eight bytes at a time, the last
-/// word overlapping the one before it; a `b` shorter than eight bytes is
-/// padded with zero bytes, which `f` must not mark.
-#[inline(always)]
-fn any_mark(b: &[u8], f: impl Fn(u64) -> (u64, u64, u64)) -> bool {
-    let n = b.len();
-    let hit = |w: u64, before: u64| {
-        let (first, second, alone) = f(w);
-        (
-            ((((first << 8) | before) & second) | alone) != 0,
-            first >> 56,
-        )
-    };
-    if n < 8 {
-        let w = b.iter().rev().fold(0, |w, &c| (w << 8) | u64::from(c));
-        return hit(w, 0).0;
-    }
-    let mut at = 0;
-    // The `first` mark of the byte before the word, as byte 0's high bit.
-    let mut before = 0;
-    loop {
-        let start = at.min(n - 8);
-        if start < at {
-            // The last word overlaps the one before it.
-            before = f(u64::from(b[start - 1])).0;
-        }
-        let (found, last) = hit(
-            u64::from_le_bytes(b[start..start + 8].try_into().unwrap()),
-            before,
-        );
-        if found {
-            return true;
-        }
-        if start + 8 == n {
-            return false;
-        }
-        before = last;
-        at = start + 8;
-    }
+/// §4.2 single-dot URL path segment (`.`, `%2e`, any case) or double-dot
+/// one (two of them): §4.4 path state removes it (and the one before).
+fn is_dot_segment(seg: &[u8]) -> bool {
+    let single = |s: &[u8]| s == b"." || s.eq_ignore_ascii_case(b"%2e");
+    seg.len() <= 6
+        && (single(seg) || (1..seg.len()).any(|k| single(&seg[..k]) && single(&seg[k..])))
 }
 
 #[cfg(test)]
@@ -274,29 +259,64 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// [`path_is_own`] a byte at a time.
+    fn path_is_own_bytes(path: &[u8], file: bool) -> bool {
+        let mut seg = 0; // start of the current segment
+        for (i, &c) in path.iter().enumerate() {
+            match c {
+                b'/' if file && i > 0 && seg == i => return false,
+                b'/' => seg = i + 1,
+                b':' if file && i == seg + 1 && path[seg].is_ascii_alphabetic() => return false,
+                _ => {}
+            }
+        }
+        !(0..path.len())
+            .any(|i| (i == 0 || path[i - 1] == b'/') && is_dot_segment(segment_at(path, i)))
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(5_000))]
-        /// The word-at-a-time checks are their byte loops, at every length
-        /// (the short word, whole words, the overlapping last one).
+        /// The mask checks of the path are its byte loop, at every length
+        /// and offset in the line (pieces of 64 bytes, the last one short).
         #[test]
-        fn word_checks_are_their_byte_loops(
-            b in proptest::collection::vec(
-                prop_oneof![any::<u8>(), prop::sample::select(b"/.%:a0\0\x80".to_vec())],
-                0..40,
+        fn path_checks_are_their_byte_loop(
+            pre in proptest::collection::vec(prop::sample::select(b"/.a:".to_vec()), 0..20),
+            p in proptest::collection::vec(
+                prop_oneof![
+                    prop::sample::select(b"/.%2eEa:B".to_vec()),
+                    Just(b'/'),
+                    Just(b'a'),
+                ],
+                1..150,
             ),
+            post in proptest::collection::vec(prop::sample::select(b"?#a".to_vec()), 0..20),
+            file: bool,
         ) {
-            let pairs = |x: u8, y: u8| b.windows(2).any(|p| p[0] == x && p[1] == y);
-            let dot_start = pairs(b'/', b'.') || pairs(b'/', b'%');
-            let file = pairs(b'/', b'/') || b.contains(&b':');
-            prop_assert_eq!(path_marks::<true, false>(&b), dot_start);
-            prop_assert_eq!(path_marks::<false, true>(&b), file);
-            prop_assert_eq!(path_marks::<true, true>(&b), dot_start || file);
-            prop_assert_eq!(any_mark(&b, |w| (eq(w, b'.'), eq(w, b'.'), 0)), pairs(b'.', b'.'));
-            for c in 0..=255u8 {
-                let w = u64::from_le_bytes([c, b'/', 0, 0x80, c ^ 1, 0x7f, 0xff, c]);
-                let want = (0..8).fold(0, |m, i| m | u64::from(w.to_le_bytes()[i] == c) << (8 * i + 7));
-                prop_assert_eq!(eq(w, c), want);
-            }
+            let mut p = p;
+            p[0] = b'/';
+            let b = [&pre[..], &p[..], &post[..]].concat();
+            let (start, end) = (pre.len(), pre.len() + p.len());
+            prop_assert_eq!(path_is_own(&b, start, end, file, u32::MAX), path_is_own_bytes(&p, file));
+        }
+
+        /// The host's mask checks are the byte loops they stand for.
+        #[test]
+        fn host_checks_are_their_byte_loops(labels in proptest::collection::vec("(xn--|x|0x)?[a-f0-9x-]{0,5}", 1..8)) {
+            let h = labels.join(".");
+            let line = format!("http://{h}/");
+            let Ok(r) = crate::parse(&line) else { return Ok(()) };
+            let want = r.host_kind() == Some(HostKind::Ipv4)
+                || (!h.is_empty()
+                    && h.len() <= 64
+                    && h.split('.').all(|l| !l.is_empty() && !l.starts_with("xn--"))
+                    && h.rsplit('.').next().is_some_and(|l| {
+                        // No number: one ends in a hex digit or `x`.
+                        let end = l.bytes().last().unwrap_or(b'.');
+                        !(end.is_ascii_hexdigit() || end == b'x')
+                            || !(l.bytes().all(|c| c.is_ascii_digit()) || l.starts_with("0x"))
+                    }));
+            let (s, e) = r.host_range().unwrap();
+            prop_assert_eq!(host_is_own(&r, line.as_bytes(), s, e), want, "{}", h);
         }
     }
 
