@@ -139,22 +139,8 @@ fn rules_file(key: &str, rows: &[(usize, usize, bool, bool)]) -> String {
     let port = r.port().map(|p| format!(":{p}")).unwrap_or_default();
     let scheme = r.scheme().unwrap_or("http");
     let mut t = String::from("#host\tkind\tpattern\tsupport\tcontradictions\n");
-    // Known gap (not generated): redirect path rules (slash-*, index-*) with
-    // content path aliases (alias-*, case-insensitive-path) on one host do
-    // not always reach a fixed point: `/index.html/default.aspx` with both
-    // index names removed and `alias-slash extension` keys to
-    // `/index.html`, which keys to `/`.
-    let path_alias = rows.iter().any(|r| {
-        matches!(
-            KINDS[r.0 % KINDS.len()].0,
-            "alias-slash" | "alias-index" | "case-insensitive-path"
-        )
-    });
     for &(kind, pattern, twin, other_scheme) in rows {
         let (kind, patterns) = KINDS[kind % KINDS.len()];
-        if path_alias && (kind.starts_with("slash-") || kind.starts_with("index-")) {
-            continue;
-        }
         let pattern = patterns[pattern % patterns.len()];
         let host = match (twin, host.strip_prefix("www.")) {
             (false, _) => host.to_owned(),

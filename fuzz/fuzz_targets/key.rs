@@ -30,8 +30,7 @@ const KINDS: &[(&str, &[&str])] = &[
 const REDIRECT_KINDS: usize = 7;
 
 /// A rules file for the origin of the scheme-rung key `key`: one row per
-/// selector byte pair. Redirect path rules are left out next to content
-/// path aliases (a known gap: the two do not always reach a fixed point).
+/// selector byte pair.
 fn rules_file(key: &str, sel: &[u8]) -> Option<String> {
     let r = parse(key).ok()?;
     let host = r.host()?;
@@ -41,14 +40,10 @@ fn rules_file(key: &str, sel: &[u8]) -> Option<String> {
         .chunks_exact(2)
         .map(|c| (usize::from(c[0]) % KINDS.len(), c[1]))
         .collect();
-    let path_alias = rows.iter().any(|r| (8..=10).contains(&r.0));
     let mut t = String::from("#host\tkind\tpattern\tsupport\tcontradictions\n");
     for (k, b) in rows {
         let (kind, patterns) = KINDS[k];
         let pattern = patterns[usize::from(b >> 2) % patterns.len()];
-        if path_alias && (kind.starts_with("slash-") || kind.starts_with("index-")) {
-            continue;
-        }
         let host = match (b & 1 == 1, host.strip_prefix("www.")) {
             (false, _) => host.to_owned(),
             (true, Some(h)) => h.to_owned(),

@@ -201,7 +201,9 @@ impl Learned {
 
     /// Apply the learned rules to the parts of a key; `true` if changed.
     /// Order: scheme (https), host (`www.`), then the path rules of the
-    /// resulting host: index, then slash.
+    /// resulting host: removals (index, slash, and the origin's content
+    /// aliases) until none applies, then additions (slash, index). The
+    /// result is a fixed point: keying a key again leaves it as it is.
     pub(crate) fn apply(&self, p: &mut Parts<'_>) -> bool {
         if !p.has_authority {
             return false;
@@ -256,36 +258,58 @@ impl Learned {
         if !p.path.starts_with('/') {
             return changed;
         }
-        for r in rules {
-            if let (Change::IndexRemoved, PathKind::Index(n)) = (r.change, r.path_kind) {
-                if let Some(dir) = p.path.strip_suffix(n) {
-                    if dir.ends_with('/') {
-                        p.path = dir.to_owned().into();
-                        changed = true;
-                        break;
+        // Removals, content aliases with them, until none applies: each
+        // shortens the path, so this ends, and `/default.aspx/` loses its
+        // slash and then its index name in one keying, not in two.
+        loop {
+            let before = p.path.len();
+            for r in rules {
+                if let (Change::IndexRemoved, PathKind::Index(n)) = (r.change, r.path_kind) {
+                    if let Some(dir) = p.path.strip_suffix(n) {
+                        if dir.ends_with('/') {
+                            p.path = dir.to_owned().into();
+                            break;
+                        }
                     }
                 }
             }
-        }
-        for r in rules {
-            if let (Change::IndexAdded, PathKind::Index(n)) = (r.change, r.path_kind) {
-                if p.path.ends_with('/') {
-                    p.path = format!("{}{n}", p.path).into();
-                    changed = true;
+            if let Some(dir) = p.path.strip_suffix('/') {
+                let seg = &dir[dir.rfind('/').map_or(0, |i| i + 1)..];
+                if !seg.is_empty() && self.find_kind(&host, Change::SlashRemoved, segment_kind(seg))
+                {
+                    p.path = dir.to_owned().into();
                 }
             }
+            changed |= self.content.apply(p);
+            if p.path.len() == before {
+                break;
+            }
+            changed = true;
         }
+        // Additions, once: a slash, then an index name after a slash. An
+        // index name the host's rules add takes no slash after it, or
+        // keying `/` again would give `/index.html/index.html`.
+        let added: Vec<&str> = rules
+            .iter()
+            .filter_map(|r| match (r.change, r.path_kind) {
+                (Change::IndexAdded, PathKind::Index(n)) => Some(n),
+                _ => None,
+            })
+            .collect();
         let path = &*p.path;
-        if let Some(dir) = path.strip_suffix('/') {
-            let seg = &dir[dir.rfind('/').map_or(0, |i| i + 1)..];
-            if !seg.is_empty() && self.find_kind(&host, Change::SlashRemoved, segment_kind(seg)) {
-                p.path = dir.to_owned().into();
+        if !path.ends_with('/') {
+            let seg = &path[path.rfind('/').map_or(0, |i| i + 1)..];
+            if !seg.is_empty()
+                && !added.contains(&seg)
+                && self.find_kind(&host, Change::SlashAdded, segment_kind(seg))
+            {
+                p.path = format!("{path}/").into();
                 changed = true;
             }
-        } else {
-            let seg = &path[path.rfind('/').map_or(0, |i| i + 1)..];
-            if !seg.is_empty() && self.find_kind(&host, Change::SlashAdded, segment_kind(seg)) {
-                p.path = format!("{path}/").into();
+        }
+        if let Some(n) = added.first() {
+            if p.path.ends_with('/') {
+                p.path = format!("{}{n}", p.path).into();
                 changed = true;
             }
         }
@@ -485,11 +509,14 @@ impl ContentRules {
         let mut changed = false;
         if !o.params.is_empty() {
             if let Some(q) = &p.query {
-                let kept: Vec<&str> = q
-                    .split('&')
-                    .filter(|kv| !o.params.contains(param_name(kv)))
-                    .collect();
-                if kept.len() != q.split('&').count() {
+                let ignored = |kv: &&str| o.params.contains(param_name(kv));
+                if q.split('&').any(|kv| ignored(&kv)) {
+                    // Empty fields go with the ignored ones, so that what is
+                    // left is a fixed point (`?a&` without `a` is no query).
+                    let kept: Vec<&str> = q
+                        .split('&')
+                        .filter(|kv| !kv.is_empty() && !ignored(kv))
+                        .collect();
                     p.query = (!kept.is_empty()).then(|| kept.join("&").into());
                     changed = true;
                 }
@@ -515,9 +542,12 @@ impl ContentRules {
 }
 
 /// A path (starting with `/`) under the path rules of a content rule set,
-/// in the order [`ContentRules`] applies them: lowercase (`case`), drop the
-/// first matching index name, drop a trailing slash after a last segment of
-/// a kind in `slash`. The learner keys candidate sets with this same code.
+/// in the order [`ContentRules`] applies them: lowercase (`case`), then, as
+/// long as one applies, drop the first matching index name and drop a
+/// trailing slash after a last segment of a kind in `slash`. Repeating the
+/// two until neither applies makes the result a fixed point (each drop
+/// shortens the path): `/index.html/` loses its slash, then its index name.
+/// The learner keys candidate sets with this same code.
 pub(crate) fn alias_path<'p>(
     path: &'p str,
     case: bool,
@@ -531,21 +561,25 @@ pub(crate) fn alias_path<'p>(
             out = Cow::Owned(lower);
         }
     }
-    for n in index {
-        if let Some(dir) = out.strip_suffix(n) {
-            if dir.ends_with('/') {
-                out = Cow::Owned(dir.to_owned());
-                break;
-            }
-        }
-    }
-    if let Some(dir) = out.strip_suffix('/') {
-        let seg = &dir[dir.rfind('/').map_or(0, |i| i + 1)..];
-        if !seg.is_empty() && slash.contains(&segment_kind(seg)) {
+    loop {
+        let before = out.len();
+        if let Some(dir) = index
+            .iter()
+            .filter_map(|n| out.strip_suffix(n))
+            .find(|dir| dir.ends_with('/'))
+        {
             out = Cow::Owned(dir.to_owned());
         }
+        if let Some(dir) = out.strip_suffix('/') {
+            let seg = &dir[dir.rfind('/').map_or(0, |i| i + 1)..];
+            if !seg.is_empty() && slash.contains(&segment_kind(seg)) {
+                out = Cow::Owned(dir.to_owned());
+            }
+        }
+        if out.len() == before {
+            return out;
+        }
     }
-    out
 }
 
 /// Parameters in a stable sort by name, then the rest (the order the
