@@ -174,7 +174,7 @@ pub fn learn(a: &LearnArgs) -> Result<i32, CliError> {
             min_evidence: a.min_evidence,
             significance: a.significance,
             window: a.window,
-            ..DigestOptions::default()
+            max_excess: a.max_excess,
         };
         content = Some(digest::learn(&r.records, &opts));
     }
