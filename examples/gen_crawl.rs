@@ -3,7 +3,8 @@
 //! (`irinorm::learn::digest`, draft-ietf-iri-3987bis §5.3.4).
 //!
 //! ```text
-//! cargo run --release --example gen_crawl -- eval [SEED ...]
+//! cargo run --release --example gen_crawl -- eval [SEED ...] [-v] [--significance P]
+//!     [--max-excess X] [--min-evidence N]
 //! cargo run --release --example gen_crawl -- cdxj SEED CAPTURES OUT.cdxj
 //! ```
 //!
@@ -358,7 +359,7 @@ fn normalizer(rules: Rules, learned: Option<Learned>) -> Normalizer {
     .with_protocol(Arc::new(ProtocolRules::new(rules, learned)))
 }
 
-fn eval(seed: u64, verbose: bool) {
+fn eval(seed: u64, opts: &DigestOptions, verbose: bool) {
     let mut rng = Rng(seed);
     let hosts: Vec<Host> = (0..60)
         .map(|i| {
@@ -400,7 +401,7 @@ fn eval(seed: u64, verbose: bool) {
         })
         .collect();
     let start = Instant::now();
-    let rules = learn(&records, &DigestOptions::default());
+    let rules = learn(&records, opts);
     let took = start.elapsed();
     let oracle_tsv: String = hosts.iter().map(oracle_rules).collect();
     let oracle = Learned::from_tsv(&oracle_tsv).expect("oracle rules");
@@ -529,16 +530,28 @@ fn main() -> std::io::Result<()> {
             cdxj(seed, n, &args[3])
         }
         Some("eval") => {
-            let seeds: Vec<u64> = args[1..].iter().filter_map(|s| s.parse().ok()).collect();
-            let verbose = args.iter().any(|a| a == "-v");
+            let mut opts = DigestOptions::default();
+            let (mut seeds, mut verbose) = (Vec::new(), false);
+            let mut it = args[1..].iter();
+            while let Some(a) = it.next() {
+                let mut value = || it.next().and_then(|v| v.parse().ok()).expect(a);
+                match a.as_str() {
+                    "-v" => verbose = true,
+                    "--significance" => opts.significance = value(),
+                    "--max-excess" => opts.max_excess = value(),
+                    "--min-evidence" => opts.min_evidence = value() as usize,
+                    s => seeds.push(s.parse().expect("SEED")),
+                }
+            }
             for s in if seeds.is_empty() { vec![1] } else { seeds } {
-                eval(s, verbose);
+                eval(s, &opts, verbose);
             }
             Ok(())
         }
         _ => {
             eprintln!(
-                "usage: gen_crawl eval [SEED ...] [-v] | gen_crawl cdxj SEED CAPTURES OUT.cdxj"
+                "usage: gen_crawl eval [SEED ...] [-v] [--significance P] [--max-excess X] \
+                 [--min-evidence N] | gen_crawl cdxj SEED CAPTURES OUT.cdxj"
             );
             std::process::exit(2)
         }

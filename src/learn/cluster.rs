@@ -16,24 +16,56 @@
 //! together support that alias. A candidate needs `min_evidence` distinct
 //! pages (path and unvarying parameters) among its clusters.
 //!
-//! **Judgement.** A candidate is judged by the capture pairs it merges
-//! *given the other candidates* (leave one out): captures whose keys are
-//! equal under the whole candidate set but differ without this one. Within
-//! each merged group the captures are taken in time order and each one is
+//! **Pairs.** A candidate is judged by the capture pairs it merges *given
+//! the other candidates* (leave one out): captures whose keys are equal
+//! under the whole candidate set but differ without this one. Within each
+//! merged group the captures are taken in time order and each one is
 //! paired with the next of another spelling, so a pair spans the gap a
-//! crawler left. Those pairs disagree (different digests) either because
-//! the candidate selects content, or because the page changed between the
-//! two captures. The second is measured on the origin itself: the
-//! **drift baseline** is the share of consecutive captures of *the same
-//! URL* that differ, per time-gap bucket (powers of two in days). The
-//! expected disagreements of a candidate are the sum of the baseline over
-//! its pairs' gaps; it is refused when the observed count exceeds that
-//! expectation with a Poisson tail probability below `significance`
-//! (zero drift: one disagreement refuses). Refused candidates leave the set
-//! and the others are judged again until none is refused, so the accepted
-//! rules are judged *together*: every pair their union merges was judged
-//! with the rest applied. Pairs farther apart than `window` (if any) are
-//! neither evidence nor contradiction.
+//! crawler left. A pair disagrees (different digests) either because the
+//! candidate selects content or because the page changed in between.
+//!
+//! **Drift is measured, not assumed.** The **baseline** is the share of
+//! consecutive captures of *the same URL* (once the other candidates are
+//! set aside) that differ, per time-gap bucket (powers of two in days),
+//! fitted nondecreasing in the gap over all buckets (pool adjacent
+//! violators: sparse buckets borrow from both neighbours). A candidate's
+//! *expected* disagreements are the baseline summed over its pairs' gaps.
+//!
+//! **Decision rule.**
+//! 1. *Crossings refuse.* Drift moves a page forward to new versions and
+//!    never back; a parameter that selects content alternates between its
+//!    versions. A disagreeing pair *crosses* when one of its two contents
+//!    occurs again on the other side of it in the merged group. A candidate
+//!    whose crossings exceed the origin's own same-URL crossing rate with a
+//!    Poisson tail below `significance` is refused (a monotone origin has
+//!    rate 0: one crossing refuses). The candidate with the most excess
+//!    crossings per pair leaves first, then the rest are judged again: a
+//!    selecting parameter's crossings also appear in the pairs of every
+//!    candidate whose pairs it co-merges, and it has fewer pairs of its own.
+//! 2. *Disagreement must be shown to be drift.* A candidate that survives
+//!    is applied when none of its pairs disagrees (its clusters' support
+//!    stands), or when its disagreements are improbably few (Poisson head
+//!    below `significance`) for a mean of the expected drift plus
+//!    `max_excess` per pair: its excess over drift is shown, with
+//!    confidence `1 - significance`, to stay below `max_excess`. A
+//!    candidate with no pair is not applied.
+//!
+//! Step 2 judges each survivor among all survivors, so refusing one does
+//! not take the pairs of the others (captures carry several irrelevant
+//! parameters at once); the applied set merges a subset of the pairs it
+//! was judged on. Pairs farther apart than `window` (if any) are neither
+//! evidence nor contradiction. The defaults (`significance` 0.05,
+//! `max_excess` 0.15) are the measured ones in BENCHMARKS.md ("Rules
+//! learned from content digests", `examples/gen_crawl.rs`).
+//!
+//! **Literature.** Evidence from clusters of same-content URLs follows
+//! Dasgupta, Kumar and Sasturkar, *De-duping URLs via rewrite rules* (KDD
+//! 2008) and Koppula et al., *Learning URL patterns for webpage
+//! de-duplication* (WSDM 2010); DUSTER (Rodrigues et al., TKDE 2015)
+//! aligns a cluster's URLs and filters rules by support and false-positive
+//! rate, as steps 1–2 do. None of them meets content that changes over
+//! time, which archives see everywhere; the drift baseline and the
+//! crossing test are this module's answer.
 
 use std::collections::HashMap;
 
@@ -45,12 +77,13 @@ use crate::ladder::parts::INDEX_NAMES;
 pub struct Thresholds {
     /// Distinct supporting pages a candidate needs (at least 1).
     pub min_evidence: usize,
-    /// Poisson tail probability below which excess disagreement refuses.
+    /// Poisson tail probability below which excess crossings refuse; one
+    /// minus the confidence with which disagreement is shown to be drift.
     pub significance: f64,
     /// Capture pairs farther apart (seconds) are not compared.
     pub window: Option<i64>,
     /// Excess disagreement over drift (a share of the merged pairs) that a
-    /// rule must be shown to stay below.
+    /// rule with disagreeing pairs must be shown to stay below.
     pub max_excess: f64,
 }
 
@@ -174,48 +207,92 @@ fn bucket(gap: i64) -> usize {
     }
 }
 
-/// z of the one-sided Wilson bound on drift rates (about 84 %).
-const WILSON_Z: f64 = 1.0;
-/// Same-URL pairs a bucket's drift rate is estimated from, at least.
-const BASELINE_PAIRS: usize = 20;
-
-/// Drift per gap bucket: consecutive captures of one URL that differ.
+/// Drift per gap bucket, and how often a page returns to an earlier
+/// version: both measured on consecutive captures of one URL.
 struct Baseline {
     rate: [f64; BUCKETS],
+    /// Share of those pairs that are crossings (see [`Pair`]).
+    crossing: f64,
 }
 
 impl Baseline {
-    /// A bucket's rate is the lower end of a one-sided Wilson interval ([`WILSON_Z`])
-    /// on its pairs, joined by the pairs of the next shorter buckets until
-    /// there are [`BASELINE_PAIRS`] (drift grows with the gap, so borrowing
-    /// shorter gaps errs toward refusing, as does the lower bound: a host
-    /// with few same-URL pairs is granted little drift).
-    fn new(pairs: &[(usize, usize); BUCKETS]) -> Baseline {
-        let mut rate = [0.0; BUCKETS];
-        for b in 0..BUCKETS {
-            let (mut n, mut d) = (0, 0);
-            for &(nb, db) in pairs[..=b].iter().rev() {
-                n += nb;
-                d += db;
-                if n >= BASELINE_PAIRS {
+    /// A bucket's rate is the weighted least-squares nondecreasing fit of
+    /// the buckets' disagreement shares (pool adjacent violators): drift
+    /// can only grow with the gap, so sparse buckets borrow from their
+    /// neighbours on both sides instead of from shorter gaps alone. An
+    /// empty bucket takes the rate of the nearest shorter one (or longer,
+    /// if none is shorter).
+    fn new(pairs: &[(usize, usize); BUCKETS], crossing: (usize, usize)) -> Baseline {
+        // Blocks of pooled buckets: (first bucket, pairs, disagreeing).
+        let mut blocks: Vec<(usize, usize, usize)> = Vec::new();
+        for (b, &(n, d)) in pairs.iter().enumerate() {
+            if n == 0 {
+                continue;
+            }
+            blocks.push((b, n, d));
+            while blocks.len() >= 2 {
+                let (_, n1, d1) = blocks[blocks.len() - 2];
+                let (_, n2, d2) = blocks[blocks.len() - 1];
+                // d1/n1 > d2/n2: a violation; pool.
+                if d1 * n2 <= d2 * n1 {
                     break;
                 }
+                blocks.pop();
+                let last = blocks.len() - 1;
+                blocks[last].1 += n2;
+                blocks[last].2 += d2;
             }
-            rate[b] = wilson_lower(d, n);
         }
-        Baseline { rate }
+        let mut rate = [0.0; BUCKETS];
+        for (b, r) in rate.iter_mut().enumerate() {
+            let block = blocks
+                .iter()
+                .rev()
+                .find(|x| x.0 <= b)
+                .or_else(|| blocks.first());
+            *r = block.map_or(0.0, |x| x.2 as f64 / x.1 as f64);
+        }
+        Baseline {
+            rate,
+            crossing: crossing.1 as f64 / crossing.0.max(1) as f64,
+        }
     }
 }
 
-/// Lower end of the one-sided Wilson score interval of `d` in `n`.
-fn wilson_lower(d: usize, n: usize) -> f64 {
-    if n == 0 {
-        return 0.0;
+/// A capture as [`Origin::judge`] sorts them: (group key, time, other
+/// key, digest).
+type Row = (u64, Option<i64>, u64, u32);
+
+/// Where each digest first and last occurs in one group of rows.
+#[derive(Default)]
+struct Spans {
+    at: HashMap<u32, (usize, usize)>,
+}
+
+impl Spans {
+    /// Calls `f(a, b, crosses)` for every two rows of one group that are
+    /// neighbours in time. A disagreeing pair *crosses* when `a`'s digest
+    /// occurs again in the group after `b`, or `b`'s before `a`: the two
+    /// contents interleave in time. Drift moves a page forward to new
+    /// versions and never back, so under a rule that holds crossings are
+    /// as rare as they are for one URL; a parameter that selects content
+    /// alternates between its versions and crosses.
+    fn each_pair(&mut self, rows: &[Row], mut f: impl FnMut(Row, Row, bool)) {
+        for group in rows.chunk_by(|a, b| a.0 == b.0) {
+            if group.len() < 2 {
+                continue;
+            }
+            self.at.clear();
+            for (i, r) in group.iter().enumerate() {
+                self.at.entry(r.3).or_insert((i, i)).1 = i;
+            }
+            for (i, w) in group.windows(2).enumerate() {
+                let (a, b) = (w[0], w[1]);
+                let crosses = a.3 != b.3 && (self.at[&a.3].1 > i + 1 || self.at[&b.3].0 < i);
+                f(a, b, crosses);
+            }
+        }
     }
-    let (n, p, z) = (n as f64, d as f64 / n as f64, WILSON_Z);
-    let centre = p + z * z / (2.0 * n);
-    let spread = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt();
-    ((centre - spread) / (1.0 + z * z / n)).max(0.0)
 }
 
 /// `P(X <= k)` for `X ~ Poisson(mean)`.
@@ -501,12 +578,13 @@ impl Origin {
         (out, stats)
     }
 
-    /// The pairs `with` merges that `without` keeps apart — (pairs,
-    /// disagreeing, expected disagreeing by drift) — judged against the
-    /// drift of the captures that `without` already groups: consecutive
-    /// captures of one URL once the other candidates are set aside.
+    /// The pairs `with` merges that `without` keeps apart, judged against
+    /// the drift of the captures that `without` already groups:
+    /// consecutive captures of one URL once the other candidates are set
+    /// aside.
     fn judge(&self, with: &[u64], without: &[u64], window: Option<i64>) -> Judged {
         let far = |gap: i64| window.is_some_and(|win| gap > win);
+        // (group key, time, other key, digest)
         let mut v: Vec<(u64, Option<i64>, u64, u32)> = self
             .caps
             .iter()
@@ -519,35 +597,40 @@ impl Origin {
                 )
             })
             .collect();
-        v.sort_unstable_by_key(|x| (x.0, x.1));
+        v.sort_unstable_by_key(|x| (x.0, x.1, x.3));
+        let mut span = Spans::default();
         let mut base = [(0usize, 0usize); BUCKETS];
-        for w in v.windows(2) {
-            let gap = gap(w[0].1, w[1].1);
-            if w[0].0 == w[1].0 && !far(gap) {
-                let b = &mut base[bucket(gap)];
-                b.0 += 1;
-                b.1 += usize::from(w[0].3 != w[1].3);
+        let mut crossing = (0usize, 0usize);
+        span.each_pair(&v, |a, b, crosses| {
+            let gap = gap(a.1, b.1);
+            if far(gap) {
+                return;
             }
-        }
-        let base = Baseline::new(&base);
+            let bk = &mut base[bucket(gap)];
+            bk.0 += 1;
+            bk.1 += usize::from(a.3 != b.3);
+            crossing.0 += 1;
+            crossing.1 += usize::from(crosses);
+        });
+        let base = Baseline::new(&base, crossing);
         for x in &mut v {
             std::mem::swap(&mut x.0, &mut x.2);
         }
-        v.sort_unstable_by_key(|x| (x.0, x.1));
-        let mut j = Judged::default();
-        for w in v.windows(2) {
-            let (a, b) = (w[0], w[1]);
-            if a.0 != b.0 || a.2 == b.2 {
-                continue;
-            }
+        v.sort_unstable_by_key(|x| (x.0, x.1, x.3));
+        let mut j = Judged {
+            drift_crossing: base.crossing,
+            ..Judged::default()
+        };
+        span.each_pair(&v, |a, b, crosses| {
             let gap = gap(a.1, b.1);
-            if far(gap) {
-                continue;
+            if a.2 == b.2 || far(gap) {
+                return;
             }
             j.pairs += 1;
             j.disagreeing += usize::from(a.3 != b.3);
+            j.crossing += usize::from(crosses);
             j.expected += base.rate[bucket(gap)];
-        }
+        });
         j
     }
 
@@ -570,7 +653,7 @@ impl Origin {
             let with = self.keys(&Set::of(&set, names));
             // The most significant refusal leaves first: its disagreeing
             // pairs may be all that refuses the others.
-            let mut worst: Option<(usize, f64)> = None;
+            let mut worst: Option<(usize, (f64, f64))> = None;
             for (i, (c, _, _)) in cands.iter().enumerate() {
                 if !alive[i] {
                     continue;
@@ -579,8 +662,8 @@ impl Origin {
                 let without = self.keys(&Set::of(&others, names));
                 let j = self.judge(&with, &without, t.window);
                 if j.refuses(t) {
-                    let p = j.tail();
-                    if worst.is_none_or(|(_, q)| p < q) {
+                    let p = j.severity();
+                    if worst.is_none_or(|(_, q)| p > q) {
                         worst = Some((i, p));
                     }
                 }
@@ -594,7 +677,8 @@ impl Origin {
         let rules = cands
             .iter()
             .zip(alive.iter().zip(&verdicts))
-            .map(|(&(c, clusters, pages), (&ok, j))| {
+            .map(|(&(c, clusters, pages), (&alive, j))| {
+                let ok = alive && j.safe(t);
                 let (kind, pattern) = match c {
                     Cand::Param(n) => (
                         ContentKind::IgnoreParam,
@@ -605,7 +689,13 @@ impl Origin {
                     Cand::Slash(k) => (ContentKind::AliasSlash, k.to_string()),
                     Cand::Index(n) => (ContentKind::AliasIndex, n.to_owned()),
                 };
-                let excess = (j.disagreeing as f64 - j.expected).ceil().max(1.0) as usize;
+                // Refused: its crossings, or else the disagreements beyond
+                // drift that keep it from being shown safe (at least 1).
+                let excess = if j.crossing > 0 {
+                    j.crossing
+                } else {
+                    (j.disagreeing as f64 - j.expected).ceil().max(1.0) as usize
+                };
                 ContentRule {
                     origin: self.origin.clone(),
                     kind,
@@ -644,49 +734,48 @@ fn gap(a: Option<i64>, b: Option<i64>) -> i64 {
 struct Judged {
     pairs: usize,
     disagreeing: usize,
+    /// Disagreements drift explains: the baseline summed over the gaps.
     expected: f64,
+    /// Disagreeing pairs that cross (see [`Spans::each_pair`]).
+    crossing: usize,
+    /// The share of same-URL pairs that cross.
+    drift_crossing: f64,
 }
 
 impl Judged {
-    /// Refused: no pair to judge, disagreement significantly beyond drift,
-    /// or too few pairs to show that the excess over drift stays below
-    /// `max_excess` of the pairs (with the same significance).
+    /// Refused outright: its merged pairs cross significantly more often
+    /// than the origin's own URLs do (see [`Spans::each_pair`]).
     fn refuses(&self, t: &Thresholds) -> bool {
-        let bound = self.expected + t.max_excess * self.pairs as f64;
-        self.pairs == 0
-            || self.tail() < t.significance
-            || poisson_head(self.disagreeing, bound) >= t.significance
+        self.pairs > 0 && self.tail() < t.significance
     }
 
-    /// How likely drift alone disagrees this often (1 with no pair, so a
-    /// candidate without pairs leaves after every significant refusal).
+    /// Accepted: not refused, and either none of its merged pairs
+    /// disagree (the clusters' support stands alone), or its disagreement
+    /// beyond drift is shown to stay below `max_excess` of its pairs with
+    /// confidence `1 - significance` (the observed disagreements are
+    /// improbably few for a Poisson mean of drift plus `max_excess` per
+    /// pair). With no pair nothing is shown.
+    fn safe(&self, t: &Thresholds) -> bool {
+        let bound = self.expected + t.max_excess * self.pairs as f64;
+        self.pairs > 0
+            && !self.refuses(t)
+            && (self.disagreeing == 0 || poisson_head(self.disagreeing, bound) < t.significance)
+    }
+
+    /// How likely the origin's own crossing rate crosses this often.
     fn tail(&self) -> f64 {
-        if self.pairs == 0 || self.disagreeing as f64 <= self.expected {
-            1.0
-        } else {
-            poisson_tail(self.disagreeing, self.expected)
-        }
+        poisson_tail(self.crossing, self.drift_crossing * self.pairs as f64)
+    }
+
+    /// The order in which refusals leave: crossings beyond the baseline
+    /// per pair, then the smaller tail. Every crossing a selecting
+    /// candidate causes in another's pairs is also one of its own, and its
+    /// pairs are fewer, so it leaves first.
+    fn severity(&self) -> (f64, f64) {
+        let excess = self.crossing as f64 - self.drift_crossing * self.pairs as f64;
+        (excess / self.pairs.max(1) as f64, -self.tail())
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn buckets_and_tails() {
-        assert_eq!(bucket(0), 0);
-        assert_eq!(bucket(86_399), 0);
-        assert_eq!(bucket(86_400), 1);
-        assert_eq!(bucket(3 * 86_400), 2);
-        assert_eq!(bucket(400 * 86_400), 9);
-        assert_eq!(bucket(i64::MAX), BUCKETS - 1);
-        assert_eq!(poisson_tail(0, 0.0), 1.0);
-        assert_eq!(poisson_tail(1, 0.0), 0.0);
-        assert!((poisson_tail(1, 1.0) - (1.0 - (-1.0f64).exp())).abs() < 1e-12);
-        assert!(poisson_tail(30, 10.0) < 1e-5);
-        assert!(poisson_tail(10, 10.0) > 0.4);
-        assert!((poisson_tail(1000, 1000.0) - 0.5).abs() < 0.02);
-        assert!(poisson_tail(1200, 1000.0) < 1e-8);
-    }
-}
+mod tests;

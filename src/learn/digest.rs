@@ -42,13 +42,15 @@ pub use crate::ladder::learned::{
     rule_kinds, ContentKind, ContentRule, ContentRules, Evidence, RULES_HEADER,
 };
 
-/// Default significance: a candidate whose merged pairs disagree more than
-/// drift explains with a Poisson tail probability below this is refused.
+/// Default significance: a candidate whose merged pairs cross (return to an
+/// earlier content) more often than the origin's own URLs do, with a
+/// Poisson tail probability below this, is refused; a rule is shown safe
+/// with confidence one minus this.
 pub const DEFAULT_SIGNIFICANCE: f64 = 0.05;
 
 /// Default largest excess disagreement over drift, as a share of a rule's
 /// merged pairs, that a rule must be shown to stay below.
-pub const DEFAULT_MAX_EXCESS: f64 = 1.0;
+pub const DEFAULT_MAX_EXCESS: f64 = 0.15;
 
 /// Thresholds of [`learn`].
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -328,11 +328,18 @@ pub struct LearnArgs {
           value_parser = irinorm::learn::digest::parse_window)]
     pub window: Option<i64>,
 
-    /// Digests: a candidate is refused when its merged pairs disagree more
-    /// often than the origin's drift at the same time gaps explains, with a
-    /// Poisson tail probability below P.
+    /// Digests: a candidate is refused when its merged pairs return to an
+    /// earlier content (cross) more often than the origin's own URLs do,
+    /// with a Poisson tail probability below P; disagreement is shown to be
+    /// drift with confidence 1 - P.
     #[arg(long, value_name = "P", default_value_t = irinorm::learn::digest::DEFAULT_SIGNIFICANCE)]
     pub significance: f64,
+
+    /// Digests: a rule whose merged pairs disagree is applied only when its
+    /// disagreement beyond the origin's drift at the same time gaps is shown
+    /// to stay below this share of its pairs.
+    #[arg(long, value_name = "SHARE", default_value_t = irinorm::learn::digest::DEFAULT_MAX_EXCESS)]
+    pub max_excess: f64,
 
     /// Write the rules file here (TSV host,kind,pattern,support,
     /// contradictions; replaced atomically) instead of printing a report.

@@ -152,7 +152,7 @@ pub fn learn(a: &LearnArgs) -> Result<i32, CliError> {
         min_evidence: a.min_evidence,
         significance: a.significance,
         window: a.window,
-        ..DigestOptions::default()
+        max_excess: a.max_excess,
     };
     let mut read = match &a.digests {
         Some(p) => Some(learn_digests(a, p, &opts)?),
