@@ -54,7 +54,7 @@
 //! not take the pairs of the others (captures carry several irrelevant
 //! parameters at once); the applied set merges a subset of the pairs it
 //! was judged on. Pairs farther apart than `window` (if any) are neither
-//! evidence nor contradiction. The defaults (`significance` 0.05,
+//! evidence nor contradiction. The defaults (`significance` 0.02,
 //! `max_excess` 0.15) are the measured ones in BENCHMARKS.md ("Rules
 //! learned from content digests", `examples/gen_crawl.rs`).
 //!

@@ -46,7 +46,7 @@ pub use crate::ladder::learned::{
 /// earlier content) more often than the origin's own URLs do, with a
 /// Poisson tail probability below this, is refused; a rule is shown safe
 /// with confidence one minus this.
-pub const DEFAULT_SIGNIFICANCE: f64 = 0.05;
+pub const DEFAULT_SIGNIFICANCE: f64 = 0.02;
 
 /// Default largest excess disagreement over drift, as a share of a rule's
 /// merged pairs, that a rule must be shown to stay below.
