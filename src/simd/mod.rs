@@ -9,7 +9,7 @@
 //! | `masks` | a line's byte classes as bit masks (AVX2, AVX-512BW) | a byte at a time |
 //! | `bits` | "bits `0..n`" (BMI2 `bzhi`) | shifts |
 //! | `compact` | the rewrite as one compaction (AVX-512 VBMI2) | the scalar rewrite of `ladder::http` |
-//! | `scan` | `.`/`/` and `%`/non-ASCII searches (SSE2) | byte loops |
+//! | `scan` | `.`/`/` and `%`/non-ASCII searches, a range's masks of chosen bytes (SSE2) | byte loops |
 //! | `bytes` | a batch's newlines, a CSV field's quote test (SSE2), prefetch | `memchr`, a byte loop, nothing |
 //!
 //! The kernels are compiled on x86-64 only, and not at all with
