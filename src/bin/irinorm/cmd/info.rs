@@ -103,7 +103,7 @@ fn cell(r: Result<String, irinorm::Error>) -> String {
 }
 
 /// The input options of `normalize` at their defaults.
-fn default_input() -> InputArgs {
+pub(super) fn default_input() -> InputArgs {
     InputArgs {
         encoding: None,
         query_encoding: None,

@@ -10,10 +10,10 @@ use irinorm::batch::{self, Input};
 use irinorm::cdx::Format;
 use irinorm::learn::digest::{DigestFormat, DigestOptions};
 use irinorm::learn::stream::{self, Learnt, StreamError};
-use irinorm::Mode;
 
+use super::info::default_input;
 use super::{note, pool, progress};
-use crate::cli::{CliError, DigestFormatArg, InputArgs, LearnArgs, RunArgs};
+use crate::cli::{CliError, DigestFormatArg, LearnArgs, RunArgs};
 use crate::term::escape;
 
 /// Read buffer: large sequential reads of a big index.
@@ -135,17 +135,6 @@ fn run_args(a: &LearnArgs) -> RunArgs {
         quiet: false,
         progress: a.progress,
         no_progress: a.no_progress,
-        input: InputArgs {
-            encoding: None,
-            query_encoding: None,
-            mode: Mode::Strict,
-            decode_entities: false,
-            split_spaces: false,
-            input_format: None,
-            column: None,
-            base_column: None,
-            no_header: false,
-            output_column: "canonical".into(),
-        },
+        input: default_input(),
     }
 }
