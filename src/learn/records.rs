@@ -124,18 +124,14 @@ fn read_index<R: BufRead>(r: R, mut layout: CdxLayout) -> std::io::Result<ReadRe
     for (i, line) in r.split(b'\n').enumerate() {
         let line = line?;
         let line = String::from_utf8_lossy(&line);
-        match index_line(&mut layout, i, &line) {
-            IndexLine::Skip => {}
-            IndexLine::Rejected(e) => out.rejected.push((i + 1, e)),
-            IndexLine::Not200(redirect) => {
-                out.not_200 += 1;
-                out.redirects.extend(redirect);
-            }
-            IndexLine::Capture(rec) => out.records.push(DigestRecord {
+        let kind = index_line(&mut layout, i, &line);
+        if let Some(rec) = kind.capture(i, &mut out.rejected, &mut out.not_200, &mut out.redirects)
+        {
+            out.records.push(DigestRecord {
                 url: rec.url.into_owned(),
                 digest: rec.digest.unwrap_or_default().into_owned(),
                 timestamp: rec.timestamp.map(|t| t.into_owned()),
-            }),
+            });
         }
     }
     Ok(out)
@@ -150,6 +146,33 @@ pub(crate) enum IndexLine<'a> {
     Not200(Option<(String, String)>),
     /// A status-200 (or status-less) capture; its digest is `Some`.
     Capture(Record<'a>),
+}
+
+impl<'a> IndexLine<'a> {
+    /// The capture of the `i`-th (0-based) line, if it is one; any other
+    /// line is tallied where it belongs: a reject under its 1-based line
+    /// number, a status other than 200 with the redirect it names.
+    pub(crate) fn capture(
+        self,
+        i: usize,
+        rejected: &mut Vec<(usize, String)>,
+        not_200: &mut usize,
+        redirects: &mut Vec<(String, String)>,
+    ) -> Option<Record<'a>> {
+        match self {
+            IndexLine::Skip => None,
+            IndexLine::Rejected(e) => {
+                rejected.push((i + 1, e));
+                None
+            }
+            IndexLine::Not200(redirect) => {
+                *not_200 += 1;
+                redirects.extend(redirect);
+                None
+            }
+            IndexLine::Capture(rec) => Some(rec),
+        }
+    }
 }
 
 /// Classify the `i`-th (0-based) line of an index (without its `\n`);

@@ -334,19 +334,13 @@ fn learn_chunk(c: Chunk, opts: &DigestOptions, claims: &Claims) -> ChunkOut {
             Ok(s) => Cow::Borrowed(s),
             Err(_) => String::from_utf8_lossy(bytes),
         };
-        match index_line(&mut layout, i, &line) {
-            IndexLine::Skip => {}
-            IndexLine::Rejected(e) => out.rejected.push((i + 1, e)),
-            IndexLine::Not200(redirect) => {
-                out.not_200 += 1;
-                out.redirects.extend(redirect);
-            }
-            IndexLine::Capture(rec) => {
-                out.records += 1;
-                let digest = rec.digest.as_deref().unwrap_or_default();
-                if !origins.push(&rec.url, digest, rec.timestamp.as_deref(), i) {
-                    out.unusable += 1;
-                }
+        let kind = index_line(&mut layout, i, &line);
+        if let Some(rec) = kind.capture(i, &mut out.rejected, &mut out.not_200, &mut out.redirects)
+        {
+            out.records += 1;
+            let digest = rec.digest.as_deref().unwrap_or_default();
+            if !origins.push(&rec.url, digest, rec.timestamp.as_deref(), i) {
+                out.unusable += 1;
             }
         }
     }
@@ -422,17 +416,12 @@ pub fn learn_grouped<R: BufRead>(
                 }
                 let line = buf.strip_suffix(b"\n").unwrap_or(&buf);
                 let line = String::from_utf8_lossy(line);
-                match index_line(&mut layout, i, &line) {
-                    IndexLine::Skip => {}
-                    IndexLine::Rejected(e) => l.rejected.push((i + 1, e)),
-                    IndexLine::Not200(redirect) => {
-                        l.not_200 += 1;
-                        l.redirects.extend(redirect);
-                    }
-                    IndexLine::Capture(rec) => {
-                        let d = rec.digest.as_deref().unwrap_or_default();
-                        push(&rec.url, d, rec.timestamp.as_deref(), i);
-                    }
+                let kind = index_line(&mut layout, i, &line);
+                if let Some(rec) =
+                    kind.capture(i, &mut l.rejected, &mut l.not_200, &mut l.redirects)
+                {
+                    let d = rec.digest.as_deref().unwrap_or_default();
+                    push(&rec.url, d, rec.timestamp.as_deref(), i);
                 }
                 i += 1;
             }
