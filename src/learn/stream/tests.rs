@@ -178,12 +178,8 @@ fn summary(l: &Learnt) -> String {
 
 /// The lines in an order given by a seeded hash of each.
 fn shuffled(lines: &[String], seed: u64) -> Vec<String> {
-    use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher, Hash, Hasher};
-    let key = |l: &String| {
-        let mut h = BuildHasherDefault::<DefaultHasher>::default().build_hasher();
-        (seed, l).hash(&mut h);
-        h.finish()
-    };
+    use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+    let key = |l: &String| BuildHasherDefault::<DefaultHasher>::default().hash_one((seed, l));
     let mut v = lines.to_vec();
     v.sort_by_cached_key(key);
     v
