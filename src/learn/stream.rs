@@ -94,11 +94,16 @@ pub(super) struct ChunkOut {
 }
 
 /// The host part of an index line's first field: a SURT key up to its
-/// `)`, or the authority of a URL; the whole field otherwise.
+/// `)`, or the authority of a URL (a field that starts with a scheme and
+/// `://`, RFC 3986 §3.1); the whole field otherwise.
 fn host_of(line: &[u8]) -> &[u8] {
     let field = line.split(|&b| b == b' ').next().unwrap_or_default();
-    if let Some(at) = memchr::memmem::find(field, b"://") {
-        let rest = &field[at + 3..];
+    let scheme = field
+        .iter()
+        .position(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.')))
+        .unwrap_or(field.len());
+    if scheme > 0 && field[scheme..].starts_with(b"://") {
+        let rest = &field[scheme + 3..];
         let end = rest
             .iter()
             .position(|b| matches!(b, b'/' | b'?' | b'#'))

@@ -258,5 +258,11 @@ fn hosts_of_lines() {
     assert_eq!(host_of(b"com,example)/a?b 2020 {}"), b"com,example)");
     assert_eq!(host_of(b"http://a.example:8/x?y D 2020"), b"a.example:8");
     assert_eq!(host_of(b"weird"), b"weird");
+    // A URL in a SURT key's path or query is not its host.
+    assert_eq!(
+        host_of(b"com,example)/go?to=http://b.example/ 2020"),
+        b"com,example)"
+    );
+    assert_eq!(host_of(b"http://(com,example,)/a 2020"), b"(com,example,)");
     assert_eq!(host_of(b""), b"");
 }
