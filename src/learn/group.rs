@@ -172,16 +172,28 @@ impl Reader<'_> {
     }
 }
 
+/// How far [`learn_unsorted`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// More bytes of the input were read.
+    Read(u64),
+    /// Everything was read: this many usable captures are grouped, to be
+    /// learned.
+    Grouped(u64),
+    /// This many more captures reached the learner.
+    Learned(u64),
+}
+
 /// Learn the content rules of captures in any order, grouped through
-/// `grouping` (see the module documentation); `progress` is called with
-/// the bytes read. The rules are those of [`learn_sorted`](super::stream::learn_sorted)
+/// `grouping` (see the module documentation); `progress` is told how far
+/// it is. The rules are those of [`learn_sorted`](super::stream::learn_sorted)
 /// on the same lines sorted.
 pub fn learn_unsorted<R: BufRead>(
     r: R,
     format: DigestFormat,
     opts: &DigestOptions,
     grouping: &mut dyn Grouping,
-    progress: &mut dyn FnMut(u64),
+    progress: &mut dyn FnMut(Step),
 ) -> io::Result<Learnt> {
     let mut rd = Reader {
         grouping,
@@ -190,7 +202,8 @@ pub fn learn_unsorted<R: BufRead>(
         unusable: 0,
         payload: Vec::new(),
     };
-    let mut r = Counted(r, progress);
+    let mut read = |n| progress(Step::Read(n));
+    let mut r = Counted(r, &mut read);
     match format {
         DigestFormat::Cdx | DigestFormat::Cdxj => {
             let f = if format == DigestFormat::Cdx {
@@ -254,7 +267,8 @@ pub fn learn_unsorted<R: BufRead>(
         unusable,
         ..
     } = rd;
-    let mut l = learn_grouped_origins(grouping, opts)?;
+    progress(Step::Grouped((records - unusable) as u64));
+    let mut l = learn_grouped_origins(grouping, opts, &mut |n| progress(Step::Learned(n)))?;
     l.rejected = read.rejected;
     l.not_200 = read.not_200;
     l.redirects = read.redirects;
@@ -274,7 +288,11 @@ struct Batch {
 
 /// Phase two: the grouping drained an origin at a time into batches of
 /// about [`CHUNK_BYTES`], learned on the rayon pool.
-fn learn_grouped_origins(grouping: &mut dyn Grouping, opts: &DigestOptions) -> io::Result<Learnt> {
+fn learn_grouped_origins(
+    grouping: &mut dyn Grouping,
+    opts: &DigestOptions,
+    learned: &mut dyn FnMut(u64),
+) -> io::Result<Learnt> {
     let (tx, rx) = mpsc::sync_channel::<Batch>(2 * rayon::current_num_threads());
     let fresh = |seq| Batch {
         seq,
@@ -289,7 +307,9 @@ fn learn_grouped_origins(grouping: &mut dyn Grouping, opts: &DigestOptions) -> i
                 .collect::<Vec<ChunkOut>>()
         });
         let mut batch = fresh(0);
+        let mut held = 0;
         let drained = grouping.drain(&mut |origin, payload| {
+            held += 1;
             let same = batch
                 .origins
                 .last()
@@ -300,6 +320,7 @@ fn learn_grouped_origins(grouping: &mut dyn Grouping, opts: &DigestOptions) -> i
                     // The workers only hang up when they panicked; the
                     // panic is raised when they are joined.
                     let _ = tx.send(std::mem::replace(&mut batch, next));
+                    learned(std::mem::take(&mut held));
                 }
                 let o = String::from_utf8_lossy(origin).into_owned();
                 batch.origins.push((o, batch.bytes.len()));
@@ -312,6 +333,7 @@ fn learn_grouped_origins(grouping: &mut dyn Grouping, opts: &DigestOptions) -> i
         });
         if !batch.origins.is_empty() {
             let _ = tx.send(batch);
+            learned(held);
         }
         drop(tx);
         (workers.join(), drained)

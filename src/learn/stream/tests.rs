@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::learn::digest::learn;
-use crate::learn::group::{learn_unsorted, InMemory};
+use crate::learn::group::{learn_unsorted, InMemory, Step};
 use crate::learn::records::read_records;
 use crate::learn::records::DigestFormat;
 
@@ -144,7 +144,7 @@ fn grouped(text: &str, format: DigestFormat, threads: usize) -> Learnt {
         .num_threads(threads)
         .build()
         .unwrap();
-    let mut bytes = 0;
+    let (mut bytes, mut grouped, mut learned) = (0, None, 0);
     let l = pool
         .install(|| {
             learn_unsorted(
@@ -152,11 +152,17 @@ fn grouped(text: &str, format: DigestFormat, threads: usize) -> Learnt {
                 format,
                 &DigestOptions::default(),
                 &mut InMemory::default(),
-                &mut |n| bytes += n,
+                &mut |s| match s {
+                    Step::Read(n) => bytes += n,
+                    Step::Grouped(n) => grouped = Some(n),
+                    Step::Learned(n) => learned += n,
+                },
             )
         })
         .unwrap();
     assert_eq!(bytes, text.len() as u64);
+    let usable = (l.rules.records - l.rules.unusable) as u64;
+    assert_eq!((grouped, learned), (Some(usable), usable));
     l
 }
 

@@ -7,10 +7,11 @@
 use std::io::{BufReader, BufWriter, Read, Seek, Write};
 use std::path::Path;
 
+use indicatif::ProgressStyle;
 use irinorm::batch::{self, Input, SpillGroups};
 use irinorm::cdx::Format;
 use irinorm::learn::digest::{DigestFormat, DigestOptions};
-use irinorm::learn::group::learn_unsorted;
+use irinorm::learn::group::{learn_unsorted, Step};
 use irinorm::learn::stream::{self, Learnt, StreamError, CHUNK_BYTES};
 
 use super::info::default_input;
@@ -20,6 +21,10 @@ use crate::term::escape;
 
 /// Read buffer: large sequential reads of a big index.
 const READ_BUF: usize = 1 << 20;
+
+/// The progress bar while grouped captures are learned.
+const LEARNING: &str =
+    "{spinner} {elapsed_precise} [{wide_bar}] {human_pos}/{human_len} captures learned eta {eta}";
 
 /// The zstd level stdin is kept at while it is streamed (a fast one).
 const TEE_LEVEL: i32 = -1;
@@ -42,6 +47,22 @@ pub fn learn_digests(
             b.inc(n);
         }
     };
+    // Grouped input: the bytes read, then the captures learned.
+    let mut step = |s: Step| {
+        let Some(b) = &bar else {
+            return;
+        };
+        match s {
+            Step::Read(n) | Step::Learned(n) => b.inc(n),
+            Step::Grouped(n) => {
+                b.reset();
+                b.set_length(n);
+                if let Ok(style) = ProgressStyle::with_template(LEARNING) {
+                    b.set_style(style);
+                }
+            }
+        }
+    };
     let pool = pool(a.threads)?;
     let read_err = |e: &std::io::Error| CliError::io(format!("cannot read {}", escape(&name)), e);
     let index = match fmt {
@@ -58,7 +79,7 @@ pub fn learn_digests(
     );
     let mut r = open(&input)?;
     let Some(f) = index else {
-        let l = pool.install(|| learn_unsorted(r, fmt, opts, &mut groups, &mut tick));
+        let l = pool.install(|| learn_unsorted(r, fmt, opts, &mut groups, &mut step));
         let l = l.map_err(|e| read_err(&e));
         spilled(&groups);
         return done(name, l, &bar);
@@ -103,11 +124,11 @@ pub fn learn_digests(
             tmp.rewind().map_err(|e| tmp_err(&e))?;
             let kept = zstd::Decoder::new(tmp).map_err(|e| tmp_err(&e))?;
             let again = BufReader::with_capacity(READ_BUF, kept.chain(r));
-            pool.install(|| learn_unsorted(again, fmt, opts, &mut groups, &mut tick))
+            pool.install(|| learn_unsorted(again, fmt, opts, &mut groups, &mut step))
         }
         None => {
             let r = open(&input)?;
-            pool.install(|| learn_unsorted(r, fmt, opts, &mut groups, &mut tick))
+            pool.install(|| learn_unsorted(r, fmt, opts, &mut groups, &mut step))
         }
     };
     let l = l.map_err(|e| read_err(&e));
