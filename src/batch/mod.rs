@@ -31,6 +31,7 @@
 mod cleanup;
 mod dedup;
 mod error;
+mod group;
 mod keyfn;
 mod line;
 pub mod links;
@@ -56,12 +57,14 @@ pub use source::{Format, Input, RecordFormat};
 // (`irinorm::batch::X`); the submodules above are its private rooms.
 pub use self::cleanup::{remove_all as remove_temp_files, stopping};
 // Knobs and counters for the engine's own tests, not an interface.
+// Captures grouped by origin within a budget, for the digest learner.
 pub use self::dedup::{
     check_temp_dir, default_memory, run as run_dedup, Columns, Config as DedupConfig, Field, Order,
     Summary,
 };
 #[doc(hidden)]
 pub use self::dedup::{Diagnostics, Tuning};
+pub use self::group::SpillGroups;
 pub use self::line::process_line;
 pub use self::map::{run as run_map, Config as MapConfig, MapOutput};
 pub use self::prep::{collect_repairs, Prep, PrepConfig};

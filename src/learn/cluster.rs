@@ -67,6 +67,7 @@
 //! time, which archives see everywhere; the drift baseline and the
 //! crossing test are this module's answer.
 
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 
 use crate::ladder::learned::{alias_path, ContentKind, ContentRule, Evidence, PathKind};
@@ -140,21 +141,87 @@ impl Set {
     }
 }
 
+/// Strings numbered in the order they are first seen, each kept once (in
+/// `strs`) and found by its hash.
 #[derive(Default)]
 struct Interner {
-    ids: HashMap<String, u32>,
+    /// The last id of each hash; `older` chains the ids of equal hashes.
+    ids: HashTable,
+    older: Vec<u32>,
     strs: Vec<String>,
+}
+
+/// No id: the end of a chain.
+const NONE: u32 = u32::MAX;
+
+/// A map from a hash to an id (the key is a hash already: not hashed again).
+type HashTable = HashMap<u64, u32, std::hash::BuildHasherDefault<Prehashed>>;
+
+/// The hasher of a key that is a hash.
+#[derive(Default)]
+struct Prehashed(u64);
+
+impl std::hash::Hasher for Prehashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8) | u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+/// The hash interned strings and URLs are found by.
+fn str_hash(x: impl std::hash::Hash) -> u64 {
+    use std::hash::BuildHasher;
+    foldhash::fast::FixedState::with_seed(0x49_52_49).hash_one(x)
 }
 
 impl Interner {
     fn id(&mut self, s: &str) -> u32 {
-        if let Some(&i) = self.ids.get(s) {
-            return i;
+        let next = self.strs.len() as u32;
+        match self.ids.entry(str_hash(s)) {
+            Entry::Occupied(mut e) => {
+                let mut i = *e.get();
+                while i != NONE {
+                    if self.strs[i as usize] == s {
+                        return i;
+                    }
+                    i = self.older[i as usize];
+                }
+                self.older.push(e.insert(next));
+            }
+            Entry::Vacant(e) => {
+                e.insert(next);
+                self.older.push(NONE);
+            }
         }
-        let i = self.strs.len() as u32;
-        self.ids.insert(s.to_owned(), i);
         self.strs.push(s.to_owned());
-        i
+        next
+    }
+}
+
+/// Whether `url` is `path` and `query` (its fields are the query's
+/// `&`-separated parts; no query, no field).
+fn is_url(url: &Url, paths: &Interner, fields: &Interner, path: &str, query: Option<&str>) -> bool {
+    if paths.strs[url.path as usize] != path {
+        return false;
+    }
+    match query {
+        None => url.fields.is_empty(),
+        Some(q) => {
+            let mut parts = q.split('&');
+            url.fields
+                .iter()
+                .all(|f| parts.next() == Some(fields.strs[f.1 as usize].as_str()))
+                && parts.next().is_none()
+        }
     }
 }
 
@@ -180,7 +247,10 @@ pub struct Origin {
     names: Interner,
     fields: Interner,
     digests: Interner,
-    url_ids: HashMap<String, u32>,
+    /// The last URL of each hash of (path, query); `older_urls` chains
+    /// the URLs of equal hashes.
+    url_ids: HashTable,
+    older_urls: Vec<u32>,
     urls: Vec<Url>,
     caps: Vec<Cap>,
 }
@@ -382,37 +452,50 @@ impl Origin {
 
     /// Add a capture of `path` (starting with `/`) and `query`.
     pub fn push(&mut self, path: &str, query: Option<&str>, digest: &str, time: Option<i64>) {
-        let full_len = path.len() + query.map_or(0, |q| q.len() + 1);
-        let mut full = String::with_capacity(full_len);
-        full.push_str(path);
-        if let Some(q) = query {
-            full.push('?');
-            full.push_str(q);
-        }
-        let url = match self.url_ids.get(&full) {
-            Some(&u) => u,
-            None => {
-                let u = self.urls.len() as u32;
-                let fields = query
-                    .map(|q| {
-                        q.split('&')
-                            .map(|kv| {
-                                let name = kv.split_once('=').map_or(kv, |x| x.0);
-                                (self.names.id(name), self.fields.id(kv))
-                            })
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                self.urls.push(Url {
-                    path: self.paths.id(path),
-                    fields,
-                });
-                self.url_ids.insert(full, u);
-                u
-            }
-        };
+        let url = self.url_id(path, query);
         let digest = self.digests.id(digest);
         self.caps.push(Cap { url, digest, time });
+    }
+
+    /// The id of the URL `path` and `query`, a new one if it was not seen.
+    fn url_id(&mut self, path: &str, query: Option<&str>) -> u32 {
+        let next = self.urls.len() as u32;
+        let mut older = NONE;
+        match self.url_ids.entry(str_hash((path, query))) {
+            Entry::Occupied(mut e) => {
+                let mut u = *e.get();
+                while u != NONE {
+                    if is_url(
+                        &self.urls[u as usize],
+                        &self.paths,
+                        &self.fields,
+                        path,
+                        query,
+                    ) {
+                        return u;
+                    }
+                    u = self.older_urls[u as usize];
+                }
+                older = e.insert(next);
+            }
+            Entry::Vacant(e) => {
+                e.insert(next);
+            }
+        }
+        self.older_urls.push(older);
+        let fields = query
+            .map(|q| {
+                q.split('&')
+                    .map(|kv| {
+                        let name = kv.split_once('=').map_or(kv, |x| x.0);
+                        (self.names.id(name), self.fields.id(kv))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let path = self.paths.id(path);
+        self.urls.push(Url { path, fields });
+        next
     }
 
     /// A key hash per URL under `set`.

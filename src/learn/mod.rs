@@ -37,6 +37,7 @@
 
 pub mod cluster;
 pub mod digest;
+pub mod group;
 pub mod records;
 pub mod stream;
 

@@ -248,14 +248,14 @@ fn cdxj_fast(line: &str) -> Option<Record<'_>> {
             return None;
         }
         let start = *i + 1;
-        let len = b[start..]
-            .iter()
-            .position(|&c| c == b'"' || c == b'\\' || c < 0x20)?;
-        if b[start + len] != b'"' {
+        let len = memchr::memchr2(b'"', b'\\', &b[start..])?;
+        let s = &b[start..start + len];
+        // Any control character (the fold has no branch: vectorised).
+        if b[start + len] != b'"' || s.iter().fold(0u8, |a, &c| a | u8::from(c < 0x20)) != 0 {
             return None;
         }
         *i = start + len + 1;
-        Some(&json[start..start + len])
+        json.get(start..start + len)
     };
     let mut i = 0;
     ws(&mut i);

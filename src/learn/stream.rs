@@ -14,22 +14,22 @@
 //!
 //! An origin whose captures are in two chunks means the input is not
 //! grouped by host: the pass stops with [`StreamError::Unsorted`] and the
-//! caller groups the captures another way ([`learn_grouped`] in memory).
-//! (Hosts out of order inside one chunk need no grouping: the chunk's
-//! origins are built whole.)
-//! CSV/TSV have no SURT key and are read by [`learn_grouped`].
+//! caller groups the captures first
+//! ([`learn_unsorted`](super::group::learn_unsorted)), as for CSV/TSV,
+//! which have no SURT key. (Hosts out of order inside one chunk need no
+//! grouping: the chunk's origins are built whole.)
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::io::{self, BufRead};
+use std::io::{self, BufRead, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 
 use rayon::prelude::*;
 
 use super::cluster::{Origin, OriginStats};
-use super::digest::{learn_origins, split_key, url_key, ContentRule, ContentRules, DigestOptions};
-use super::records::{for_each_delimited, index_line, timestamp_secs, DigestFormat, IndexLine};
+use super::digest::{split_key, url_key, ContentRule, ContentRules, DigestOptions};
+use super::records::{index_line, timestamp_secs, IndexLine};
 use crate::cdx::{CdxLayout, Format};
 
 /// Bytes of lines gathered before a chunk is handed to the workers (a
@@ -81,24 +81,29 @@ struct Chunk {
 
 /// A chunk's share of the result.
 #[derive(Default)]
-struct ChunkOut {
-    seq: usize,
-    rules: Vec<ContentRule>,
-    rejected: Vec<(usize, String)>,
-    not_200: usize,
-    redirects: Vec<(String, String)>,
-    records: usize,
-    unusable: usize,
-    origins: usize,
-    stats: OriginStats,
+pub(super) struct ChunkOut {
+    pub(super) seq: usize,
+    pub(super) rules: Vec<ContentRule>,
+    pub(super) rejected: Vec<(usize, String)>,
+    pub(super) not_200: usize,
+    pub(super) redirects: Vec<(String, String)>,
+    pub(super) records: usize,
+    pub(super) unusable: usize,
+    pub(super) origins: usize,
+    pub(super) stats: OriginStats,
 }
 
 /// The host part of an index line's first field: a SURT key up to its
-/// `)`, or the authority of a URL; the whole field otherwise.
+/// `)`, or the authority of a URL (a field that starts with a scheme and
+/// `://`, RFC 3986 §3.1); the whole field otherwise.
 fn host_of(line: &[u8]) -> &[u8] {
     let field = line.split(|&b| b == b' ').next().unwrap_or_default();
-    if let Some(at) = memchr::memmem::find(field, b"://") {
-        let rest = &field[at + 3..];
+    let scheme = field
+        .iter()
+        .position(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.')))
+        .unwrap_or(field.len());
+    if scheme > 0 && field[scheme..].starts_with(b"://") {
+        let rest = &field[scheme + 3..];
         let end = rest
             .iter()
             .position(|b| matches!(b, b'/' | b'?' | b'#'))
@@ -151,15 +156,19 @@ pub fn learn_sorted<R: BufRead>(
     opts: &DigestOptions,
     progress: &mut dyn FnMut(u64),
 ) -> Result<Learnt, StreamError> {
-    learn_sorted_with(r, format, opts, CHUNK_BYTES, progress)
+    learn_sorted_with(r, format, opts, CHUNK_BYTES, None, progress)
 }
 
-/// [`learn_sorted`] with chunks of about `chunk_bytes`.
+/// [`learn_sorted`] with chunks of about `chunk_bytes`; every line read is
+/// also written to `tee` (for input that cannot be read twice: when the
+/// pass stops on [`StreamError::Unsorted`], `tee` holds what was read of
+/// `r`, and `r` the rest).
 pub fn learn_sorted_with<R: BufRead>(
     mut r: R,
     format: Format,
     opts: &DigestOptions,
     chunk_bytes: usize,
+    tee: Option<&mut dyn Write>,
     progress: &mut dyn FnMut(u64),
 ) -> Result<Learnt, StreamError> {
     let claims = Claims::default();
@@ -172,7 +181,15 @@ pub fn learn_sorted_with<R: BufRead>(
                 .map(|c| learn_chunk(c, opts, claims))
                 .collect::<Vec<ChunkOut>>()
         });
-        let read = cut_chunks(&mut r, format, chunk_bytes, &tx, &claims.broken, progress);
+        let read = cut_chunks(
+            &mut r,
+            format,
+            chunk_bytes,
+            &tx,
+            &claims.broken,
+            tee,
+            progress,
+        );
         drop(tx);
         let outs = workers.join();
         (outs, read)
@@ -199,6 +216,7 @@ fn cut_chunks<R: BufRead>(
     chunk_bytes: usize,
     tx: &mpsc::SyncSender<Chunk>,
     stop: &AtomicBool,
+    mut tee: Option<&mut dyn Write>,
     progress: &mut dyn FnMut(u64),
 ) -> io::Result<()> {
     let mut layout = Arc::new(CdxLayout::new(format));
@@ -224,6 +242,9 @@ fn cut_chunks<R: BufRead>(
         }
         progress(n as u64);
         let line = &chunk.text[start..];
+        if let Some(t) = &mut tee {
+            t.write_all(line)?;
+        }
         let line = line.strip_suffix(b"\n").unwrap_or(line);
         // A header changes how the lines after it are read: it starts a
         // chunk of its own layout.
@@ -359,7 +380,7 @@ fn learn_chunk(c: Chunk, opts: &DigestOptions, claims: &Claims) -> ChunkOut {
     out
 }
 
-fn gather(outs: Vec<ChunkOut>) -> Learnt {
+pub(super) fn gather(outs: Vec<ChunkOut>) -> Learnt {
     let mut l = Learnt::default();
     let (mut records, mut unusable) = (0, 0);
     let mut rules = Vec::new();
@@ -379,77 +400,8 @@ fn gather(outs: Vec<ChunkOut>) -> Learnt {
     l
 }
 
-/// Learn from captures in any order (CSV, TSV, an index not sorted by
-/// host): every origin is built in memory as the records are read (URLs
-/// and digests interned per origin), then the origins are learned on the
-/// rayon pool. Same rules as [`learn`](super::digest::learn).
-pub fn learn_grouped<R: BufRead>(
-    r: R,
-    format: DigestFormat,
-    opts: &DigestOptions,
-    progress: &mut dyn FnMut(u64),
-) -> io::Result<Learnt> {
-    let mut l = Learnt::default();
-    let mut origins = Origins::default();
-    let (mut records, mut unusable) = (0, 0);
-    let mut push = |url: &str, digest: &str, ts: Option<&str>, line: usize| {
-        records += 1;
-        if !origins.push(url, digest, ts, line) {
-            unusable += 1;
-        }
-    };
-    match format {
-        DigestFormat::Cdx | DigestFormat::Cdxj => {
-            let f = if format == DigestFormat::Cdx {
-                Format::Cdx
-            } else {
-                Format::Cdxj
-            };
-            let mut layout = CdxLayout::new(f);
-            let mut r = Counted(r, progress);
-            let mut buf = Vec::new();
-            let mut i = 0;
-            loop {
-                buf.clear();
-                if r.read_until(b'\n', &mut buf)? == 0 {
-                    break;
-                }
-                let line = buf.strip_suffix(b"\n").unwrap_or(&buf);
-                let line = String::from_utf8_lossy(line);
-                let kind = index_line(&mut layout, i, &line);
-                if let Some(rec) =
-                    kind.capture(i, &mut l.rejected, &mut l.not_200, &mut l.redirects)
-                {
-                    let d = rec.digest.as_deref().unwrap_or_default();
-                    push(&rec.url, d, rec.timestamp.as_deref(), i);
-                }
-                i += 1;
-            }
-        }
-        DigestFormat::Csv | DigestFormat::Tsv => {
-            let sep = if format == DigestFormat::Csv {
-                b','
-            } else {
-                b'\t'
-            };
-            let mut i = 0;
-            for_each_delimited(Counted(r, progress), sep, &mut l.rejected, |rec| {
-                push(&rec.url, &rec.digest, rec.timestamp.as_deref(), i);
-                i += 1;
-            })?;
-        }
-    }
-    let (rules, stats) = learn_origins(&origins.list, opts);
-    l.origins = origins.list.len();
-    l.stats = stats;
-    l.rules = ContentRules::from_candidates(rules);
-    l.rules.records = records;
-    l.rules.unusable = unusable;
-    Ok(l)
-}
-
 /// A reader that reports the bytes read.
-struct Counted<'p, R>(R, &'p mut dyn FnMut(u64));
+pub(super) struct Counted<'p, R>(pub(super) R, pub(super) &'p mut dyn FnMut(u64));
 
 impl<R: io::Read> io::Read for Counted<'_, R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {

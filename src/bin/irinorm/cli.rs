@@ -349,10 +349,22 @@ pub struct LearnArgs {
 
     /// Digests: worker threads learning origins (default: all cores). A
     /// CDX/CDXJ index sorted by SURT key is read in one streaming pass, a
-    /// host at a time; other input is grouped by origin in memory first.
-    /// The rules are the same whatever the number of threads.
+    /// host at a time; other input is grouped by origin first (within
+    /// --memory). The rules are the same whatever the number of threads.
     #[arg(short = 'j', long, value_name = "N")]
     pub threads: Option<usize>,
+
+    /// Digests: memory for grouping captures that are not sorted by host
+    /// (CSV, TSV, an unsorted index); past it they go to sorted runs in
+    /// --temp-dir. The rules are the same whatever the budget. Default:
+    /// half of the physical memory.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub memory: Option<usize>,
+
+    /// Digests: directory for the runs of --memory (default: the system's
+    /// temporary directory). They are never linked: nothing is left behind.
+    #[arg(long, value_name = "DIR")]
+    pub temp_dir: Option<PathBuf>,
 
     /// Show a progress bar (default: on a terminal, inputs over 64 MiB).
     #[arg(long, overrides_with = "no_progress")]

@@ -3,7 +3,9 @@
 
 use super::*;
 use crate::learn::digest::learn;
+use crate::learn::group::{learn_unsorted, InMemory, Step};
 use crate::learn::records::read_records;
+use crate::learn::records::DigestFormat;
 
 /// A small crawl as a SURT-sorted CDXJ: per host, pages whose `sid` never
 /// changes content, an `id` that selects it, case aliases, and content
@@ -81,6 +83,7 @@ fn streamed(text: &str, chunk: usize, threads: usize) -> Result<Learnt, StreamEr
             Format::Cdxj,
             &DigestOptions::default(),
             chunk,
+            None,
             &mut |n| bytes += n,
         )
     });
@@ -130,25 +133,101 @@ fn unsorted_input_is_detected_and_grouped_gives_the_same_rules() {
     }
     // One chunk holds everything: no host is split, nothing to detect.
     same(&want, &streamed(&text, usize::MAX, 2).unwrap().rules);
-    for threads in [1, 2] {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        let got = pool
-            .install(|| {
-                learn_grouped(
-                    text.as_bytes(),
-                    DigestFormat::Cdxj,
-                    &DigestOptions::default(),
-                    &mut |_| {},
+    let got = grouped(&text, DigestFormat::Cdxj, 2);
+    assert_eq!(got.rejected, read.rejected);
+    assert_eq!(got.redirects, read.redirects);
+}
+
+/// [`learn_unsorted`] grouping in memory on `threads` workers.
+fn grouped(text: &str, format: DigestFormat, threads: usize) -> Learnt {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap();
+    let (mut bytes, mut grouped, mut learned) = (0, None, 0);
+    let l = pool
+        .install(|| {
+            learn_unsorted(
+                text.as_bytes(),
+                format,
+                &DigestOptions::default(),
+                &mut InMemory::default(),
+                &mut |s| match s {
+                    Step::Read(n) => bytes += n,
+                    Step::Grouped(n) => grouped = Some(n),
+                    Step::Learned(n) => learned += n,
+                },
+            )
+        })
+        .unwrap();
+    assert_eq!(bytes, text.len() as u64);
+    let usable = (l.rules.records - l.rules.unusable) as u64;
+    assert_eq!((grouped, learned), (Some(usable), usable));
+    l
+}
+
+/// Everything a run reports but the line numbers of its rejects.
+fn summary(l: &Learnt) -> String {
+    let mut redirects = l.redirects.clone();
+    redirects.sort();
+    format!(
+        "{:?} {:?} {} {} {:?} {:?} {}",
+        l.rules.candidates(),
+        l.rules.record_counts(),
+        l.origins,
+        l.not_200,
+        l.stats,
+        redirects,
+        l.rejected.len()
+    )
+}
+
+/// The lines in an order given by a seeded hash of each.
+fn shuffled(lines: &[String], seed: u64) -> Vec<String> {
+    use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+    let key = |l: &String| BuildHasherDefault::<DefaultHasher>::default().hash_one((seed, l));
+    let mut v = lines.to_vec();
+    v.sort_by_cached_key(key);
+    v
+}
+
+#[test]
+fn grouped_captures_give_the_rules_of_the_sorted_index_in_any_order() {
+    let mut lines = crawl(30);
+    lines.sort();
+    let sorted = lines.join("\n") + "\n";
+    let want = summary(&streamed(&sorted, 3_000, 2).unwrap());
+    assert!(want.contains("IgnoreParam"), "{want}");
+    for seed in [1, 2, 3] {
+        let text = shuffled(&lines, seed).join("\n") + "\n";
+        assert_ne!(text, sorted);
+        assert!(streamed(&text, 3_000, 2).is_err());
+        for threads in [1, 2] {
+            assert_eq!(summary(&grouped(&text, DigestFormat::Cdxj, threads)), want);
+        }
+    }
+    // CSV in any order: the same rules too.
+    let csv = |lines: &[String]| -> String {
+        let recs = read_records((lines.join("\n") + "\n").as_bytes(), DigestFormat::Cdxj)
+            .unwrap()
+            .records;
+        let rows: Vec<String> = recs
+            .iter()
+            .map(|r| {
+                format!(
+                    "{},{},{}",
+                    r.url,
+                    r.digest,
+                    r.timestamp.as_deref().unwrap_or("")
                 )
             })
-            .unwrap();
-        same(&want, &got.rules);
-        assert_eq!(got.rejected, read.rejected);
-        assert_eq!(got.redirects, read.redirects);
-    }
+            .collect();
+        rows.join("\n") + "\n"
+    };
+    let want = grouped(&csv(&lines), DigestFormat::Csv, 1);
+    assert!(want.rules.active().count() > 0);
+    let got = grouped(&csv(&shuffled(&lines, 9)), DigestFormat::Csv, 2);
+    assert_eq!(got.rules.candidates(), want.rules.candidates());
 }
 
 #[test]
@@ -158,13 +237,7 @@ fn csv_and_cdx_headers() {
                http://a.example/y?s=1,E\nhttp://a.example/y?s=3,E,20\n";
     let read = read_records(csv.as_bytes(), DigestFormat::Csv).unwrap();
     let want = learn(&read.records, &DigestOptions::default());
-    let got = learn_grouped(
-        csv.as_bytes(),
-        DigestFormat::Csv,
-        &DigestOptions::default(),
-        &mut |_| {},
-    )
-    .unwrap();
+    let got = grouped(csv, DigestFormat::Csv, 1);
     same(&want, &got.rules);
     assert_eq!(got.rejected, read.rejected);
     // A header (after a BOM) sets the layout of every chunk after it.
@@ -177,6 +250,7 @@ fn csv_and_cdx_headers() {
         Format::Cdx,
         &DigestOptions::default(),
         1,
+        None,
         &mut |_| {},
     )
     .unwrap();
@@ -190,5 +264,11 @@ fn hosts_of_lines() {
     assert_eq!(host_of(b"com,example)/a?b 2020 {}"), b"com,example)");
     assert_eq!(host_of(b"http://a.example:8/x?y D 2020"), b"a.example:8");
     assert_eq!(host_of(b"weird"), b"weird");
+    // A URL in a SURT key's path or query is not its host.
+    assert_eq!(
+        host_of(b"com,example)/go?to=http://b.example/ 2020"),
+        b"com,example)"
+    );
+    assert_eq!(host_of(b"http://(com,example,)/a 2020"), b"(com,example,)");
     assert_eq!(host_of(b""), b"");
 }

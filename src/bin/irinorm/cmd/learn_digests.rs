@@ -1,15 +1,18 @@
 //! `learn --digests`: reading the captures (decompressed like every input)
 //! and learning their content rules (3987bis §5.3.4) — one streaming pass
-//! over a CDX/CDXJ index sorted by SURT key, else grouped by origin in
-//! memory — with a progress bar as `dedup` shows it.
+//! over a CDX/CDXJ index sorted by SURT key, else grouped by origin first
+//! within `--memory` (`batch::SpillGroups`) — with a progress bar as
+//! `dedup` shows it.
 
-use std::io::BufReader;
+use std::io::{BufReader, BufWriter, Read, Seek, Write};
 use std::path::Path;
 
-use irinorm::batch::{self, Input};
+use indicatif::ProgressStyle;
+use irinorm::batch::{self, Input, SpillGroups};
 use irinorm::cdx::Format;
 use irinorm::learn::digest::{DigestFormat, DigestOptions};
-use irinorm::learn::stream::{self, Learnt, StreamError};
+use irinorm::learn::group::{learn_unsorted, Step};
+use irinorm::learn::stream::{self, Learnt, StreamError, CHUNK_BYTES};
 
 use super::info::default_input;
 use super::{note, pool, progress};
@@ -18,6 +21,13 @@ use crate::term::escape;
 
 /// Read buffer: large sequential reads of a big index.
 const READ_BUF: usize = 1 << 20;
+
+/// The progress bar while grouped captures are learned.
+const LEARNING: &str =
+    "{spinner} {elapsed_precise} [{wide_bar}] {human_pos}/{human_len} captures learned eta {eta}";
+
+/// The zstd level stdin is kept at while it is streamed (a fast one).
+const TEE_LEVEL: i32 = -1;
 
 /// The captures of `--digests` learned: the input's name and what was found.
 pub fn learn_digests(
@@ -37,6 +47,22 @@ pub fn learn_digests(
             b.inc(n);
         }
     };
+    // Grouped input: the bytes read, then the captures learned.
+    let mut step = |s: Step| {
+        let Some(b) = &bar else {
+            return;
+        };
+        match s {
+            Step::Read(n) | Step::Learned(n) => b.inc(n),
+            Step::Grouped(n) => {
+                b.reset();
+                b.set_length(n);
+                if let Ok(style) = ProgressStyle::with_template(LEARNING) {
+                    b.set_style(style);
+                }
+            }
+        }
+    };
     let pool = pool(a.threads)?;
     let read_err = |e: &std::io::Error| CliError::io(format!("cannot read {}", escape(&name)), e);
     let index = match fmt {
@@ -44,45 +70,102 @@ pub fn learn_digests(
         DigestFormat::Cdxj => Some(Format::Cdxj),
         DigestFormat::Csv | DigestFormat::Tsv => None,
     };
-    let mut learnt = None;
-    if let Some(f) = index {
-        let r = open(&input)?;
-        match pool.install(|| stream::learn_sorted(r, f, opts, &mut tick)) {
-            Ok(l) => learnt = Some(l),
-            Err(StreamError::Io(e)) => return Err(read_err(&e)),
-            Err(StreamError::Unsorted { origin, line }) => {
-                if matches!(input, Input::Stdin) {
-                    return Err(CliError::msg(format!(
-                        "stdin is not sorted by host: the captures of {} reappear at line \
-                         {line}; sort the index by SURT key (sort -k1,1), or give it as a \
-                         file to have it grouped in memory",
-                        escape(&origin)
-                    )));
-                }
-                note(format_args!(
-                    "{} is not sorted by host (the captures of {} reappear at line {line}): \
-                     reading it again, grouped by origin in memory",
-                    escape(&name),
-                    escape(&origin)
-                ));
-                if let Some(b) = &bar {
-                    b.reset();
-                }
-            }
-        }
+    if let Some(dir) = &a.temp_dir {
+        batch::check_temp_dir(dir)?;
     }
-    let learnt = match learnt {
-        Some(l) => l,
+    let mut groups = SpillGroups::new(
+        a.memory.unwrap_or_else(batch::default_memory),
+        a.temp_dir.clone(),
+    );
+    let mut r = open(&input)?;
+    let Some(f) = index else {
+        let l = pool.install(|| learn_unsorted(r, fmt, opts, &mut groups, &mut step));
+        let l = l.map_err(|e| read_err(&e));
+        spilled(&groups);
+        return done(name, l, &bar);
+    };
+    // Stdin cannot be read again: what the pass reads is kept, compressed,
+    // in an unlinked temporary file, to be grouped if it is not sorted.
+    let stdin = matches!(input, Input::Stdin);
+    let mut tee = match stdin {
+        true => Some(
+            zstd::Encoder::new(BufWriter::new(temp_file(a)?), TEE_LEVEL)
+                .map_err(|e| CliError::io("cannot compress to a temporary file".into(), &e))?,
+        ),
+        false => None,
+    };
+    let streamed = pool.install(|| {
+        let t = tee.as_mut().map(|t| t as &mut dyn Write);
+        stream::learn_sorted_with(&mut r, f, opts, CHUNK_BYTES, t, &mut tick)
+    });
+    let (origin, line) = match streamed {
+        Ok(l) => return done(name, Ok(l), &bar),
+        Err(StreamError::Io(e)) => return Err(read_err(&e)),
+        Err(StreamError::Unsorted { origin, line }) => (origin, line),
+    };
+    note(format_args!(
+        "{} is not sorted by host (the captures of {} reappear at line {line}): \
+         reading it again, grouped by origin (within --memory)",
+        escape(&name),
+        escape(&origin)
+    ));
+    if let Some(b) = &bar {
+        b.reset();
+    }
+    let l = match tee {
+        Some(tee) => {
+            let tmp_err = |e: &std::io::Error| {
+                CliError::io("cannot read back stdin from a temporary file".into(), e)
+            };
+            let mut tmp = tee
+                .finish()
+                .and_then(|w| w.into_inner().map_err(|e| e.into_error()))
+                .map_err(|e| tmp_err(&e))?;
+            tmp.rewind().map_err(|e| tmp_err(&e))?;
+            let kept = zstd::Decoder::new(tmp).map_err(|e| tmp_err(&e))?;
+            let again = BufReader::with_capacity(READ_BUF, kept.chain(r));
+            pool.install(|| learn_unsorted(again, fmt, opts, &mut groups, &mut step))
+        }
         None => {
             let r = open(&input)?;
-            pool.install(|| stream::learn_grouped(r, fmt, opts, &mut tick))
-                .map_err(|e| read_err(&e))?
+            pool.install(|| learn_unsorted(r, fmt, opts, &mut groups, &mut step))
         }
     };
-    if let Some(b) = &bar {
+    let l = l.map_err(|e| read_err(&e));
+    spilled(&groups);
+    done(name, l, &bar)
+}
+
+/// Say how much the grouping wrote to disk, if anything.
+fn spilled(g: &SpillGroups) {
+    if g.runs_written > 0 {
+        note(format_args!(
+            "grouping by origin past --memory: {} sorted run(s), {:.1} MB written to the temporary directory",
+            g.runs_written,
+            g.bytes_written as f64 / 1e6
+        ));
+    }
+}
+
+/// The end of a run: the progress bar cleared.
+fn done(
+    name: String,
+    l: Result<Learnt, CliError>,
+    bar: &Option<indicatif::ProgressBar>,
+) -> Result<(String, Learnt), CliError> {
+    if let Some(b) = bar {
         b.finish_and_clear();
     }
-    Ok((name, learnt))
+    Ok((name, l?))
+}
+
+/// An unlinked temporary file in --temp-dir.
+fn temp_file(a: &LearnArgs) -> Result<std::fs::File, CliError> {
+    match &a.temp_dir {
+        Some(d) => tempfile::tempfile_in(d),
+        None => tempfile::tempfile(),
+    }
+    .map_err(|e| CliError::io("cannot create a temporary file".into(), &e))
 }
 
 /// The input, decompressed, buffered.
