@@ -259,9 +259,23 @@ impl Baseline {
     }
 }
 
-/// A capture as [`Origin::judge`] sorts them: (group key, time, other
-/// key, digest).
-type Row = (u64, Option<i64>, u64, u32);
+/// A capture as the pair passes sort them: by group key, time, digest
+/// (its rank among the origin's digest strings) and `tie` (a hash of the
+/// URL's text), so the order never depends on the input's order.
+#[derive(Debug, Clone, Copy)]
+struct Row {
+    key: u64,
+    time: Option<i64>,
+    digest: u32,
+    tie: u64,
+    url: u32,
+}
+
+impl Row {
+    fn order(&self) -> (u64, Option<i64>, u32, u64) {
+        (self.key, self.time, self.digest, self.tie)
+    }
+}
 
 /// Where each digest first and last occurs in one group of rows.
 #[derive(Default)]
@@ -277,22 +291,50 @@ impl Spans {
     /// versions and never back, so under a rule that holds crossings are
     /// as rare as they are for one URL; a parameter that selects content
     /// alternates between its versions and crosses.
-    fn each_pair(&mut self, rows: &[Row], mut f: impl FnMut(Row, Row, bool)) {
-        for group in rows.chunk_by(|a, b| a.0 == b.0) {
+    fn each_pair(&mut self, rows: &[Row], mut f: impl FnMut(&Row, &Row, bool)) {
+        for group in rows.chunk_by(|a, b| a.key == b.key) {
             if group.len() < 2 {
                 continue;
             }
             self.at.clear();
             for (i, r) in group.iter().enumerate() {
-                self.at.entry(r.3).or_insert((i, i)).1 = i;
+                self.at.entry(r.digest).or_insert((i, i)).1 = i;
             }
             for (i, w) in group.windows(2).enumerate() {
-                let (a, b) = (w[0], w[1]);
-                let crosses = a.3 != b.3 && (self.at[&a.3].1 > i + 1 || self.at[&b.3].0 < i);
+                let (a, b) = (&w[0], &w[1]);
+                let crosses = a.digest != b.digest
+                    && (self.at[&a.digest].1 > i + 1 || self.at[&b.digest].0 < i);
                 f(a, b, crosses);
             }
         }
     }
+}
+
+/// Pair counts of a grouping: per gap bucket (pairs, disagreeing), and
+/// (pairs, crossing).
+#[derive(Clone, Copy, Default)]
+struct Counts {
+    buckets: [(usize, usize); BUCKETS],
+    crossing: (usize, usize),
+}
+
+/// Two captures that are neighbours in time in one group of the merged
+/// key: their URLs, gap bucket, and whether they disagree and cross.
+struct Merged {
+    a: u32,
+    b: u32,
+    bucket: u8,
+    disagree: bool,
+    crosses: bool,
+}
+
+/// What makes the learner independent of the input's order: per field a
+/// hash of its text, per digest its rank among the digest strings, per
+/// URL a hash of its text.
+struct Order {
+    field: Vec<u64>,
+    digest: Vec<u32>,
+    url: Vec<u64>,
 }
 
 /// `P(X <= k)` for `X ~ Poisson(mean)`.
@@ -415,15 +457,17 @@ impl Origin {
         self.caps.push(Cap { url, digest, time });
     }
 
-    /// A key hash per URL under `set`.
-    fn keys(&self, set: &Set) -> Vec<u64> {
+    /// A key hash per URL under `set`, from the fields' text hashes
+    /// (`field`), so equal keys do not depend on the order strings were
+    /// first seen in.
+    fn keys(&self, set: &Set, field: &[u64]) -> Vec<u64> {
         let paths: Vec<u64> = self
             .paths
             .strs
             .iter()
             .map(|p| hash_str(&alias_path(p, set.case, &set.index, &set.slash)))
             .collect();
-        let mut kept: Vec<u32> = Vec::new();
+        let mut kept: Vec<u64> = Vec::new();
         self.urls
             .iter()
             .map(|u| {
@@ -432,13 +476,12 @@ impl Origin {
                     u.fields
                         .iter()
                         .filter(|(n, _)| !set.drop[*n as usize])
-                        .map(|x| x.1),
+                        .map(|x| field[x.1 as usize]),
                 );
                 if set.order {
                     kept.sort_unstable();
                 }
-                kept.iter()
-                    .fold(paths[u.path as usize], |h, f| mix(h, u64::from(*f) + 1))
+                kept.iter().fold(paths[u.path as usize], |h, f| mix(h, *f))
             })
             .collect()
     }
@@ -574,64 +617,100 @@ impl Origin {
             })
             .filter(|x| x.2 >= min_evidence.max(1))
             .collect();
-        out.sort_unstable_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(&b.0)));
+        // Most pages first, then by kind and name (text, not interned id).
+        let name = |c: &Cand| match c {
+            Cand::Param(n) => self.names.strs[*n as usize].as_str(),
+            _ => "",
+        };
+        out.sort_unstable_by(|a, b| {
+            b.2.cmp(&a.2)
+                .then(name(&a.0).cmp(name(&b.0)))
+                .then(a.0.cmp(&b.0))
+        });
         (out, stats)
     }
 
-    /// The pairs `with` merges that `without` keeps apart, judged against
-    /// the drift of the captures that `without` already groups:
-    /// consecutive captures of one URL once the other candidates are set
-    /// aside.
-    fn judge(&self, with: &[u64], without: &[u64], window: Option<i64>) -> Judged {
-        let far = |gap: i64| window.is_some_and(|win| gap > win);
-        // (group key, time, other key, digest)
-        let mut v: Vec<(u64, Option<i64>, u64, u32)> = self
-            .caps
-            .iter()
-            .map(|c| {
-                (
-                    without[c.url as usize],
-                    c.time,
-                    with[c.url as usize],
-                    c.digest,
-                )
-            })
-            .collect();
-        v.sort_unstable_by_key(|x| (x.0, x.1, x.3));
-        let mut span = Spans::default();
-        let mut base = [(0usize, 0usize); BUCKETS];
-        let mut crossing = (0usize, 0usize);
-        span.each_pair(&v, |a, b, crosses| {
-            let gap = gap(a.1, b.1);
-            if far(gap) {
-                return;
-            }
-            let bk = &mut base[bucket(gap)];
-            bk.0 += 1;
-            bk.1 += usize::from(a.3 != b.3);
-            crossing.0 += 1;
-            crossing.1 += usize::from(crosses);
-        });
-        let base = Baseline::new(&base, crossing);
-        for x in &mut v {
-            std::mem::swap(&mut x.0, &mut x.2);
+    /// The order-free tie breakers (see [`Order`]).
+    fn order(&self) -> Order {
+        let field = self.fields.strs.iter().map(|f| hash_str(f)).collect();
+        let mut by_text: Vec<u32> = (0..self.digests.strs.len() as u32).collect();
+        by_text.sort_unstable_by_key(|d| self.digests.strs[*d as usize].as_str());
+        let mut digest = vec![0; by_text.len()];
+        for (rank, d) in by_text.into_iter().enumerate() {
+            digest[d as usize] = rank as u32;
         }
-        v.sort_unstable_by_key(|x| (x.0, x.1, x.3));
-        let mut j = Judged {
-            drift_crossing: base.crossing,
-            ..Judged::default()
+        let mut o = Order {
+            field,
+            digest,
+            url: Vec::new(),
         };
-        span.each_pair(&v, |a, b, crosses| {
-            let gap = gap(a.1, b.1);
-            if a.2 == b.2 || far(gap) {
+        o.url = self.keys(&Set::of(&[], self.names.strs.len()), &o.field);
+        o
+    }
+
+    /// The captures as rows grouped by `key`, sorted.
+    fn rows(&self, key: &[u64], order: &Order, rows: &mut Vec<Row>) {
+        rows.clear();
+        rows.extend(self.caps.iter().map(|c| Row {
+            key: key[c.url as usize],
+            time: c.time,
+            digest: order.digest[c.digest as usize],
+            tie: order.url[c.url as usize],
+            url: c.url,
+        }));
+        rows.sort_unstable_by_key(Row::order);
+    }
+
+    /// Drift counts of the grouping `key`: its neighbours in time.
+    fn counts(
+        &self,
+        key: &[u64],
+        order: &Order,
+        rows: &mut Vec<Row>,
+        span: &mut Spans,
+        window: Option<i64>,
+    ) -> Counts {
+        self.rows(key, order, rows);
+        let mut c = Counts::default();
+        span.each_pair(rows, |a, b, crosses| {
+            let gap = gap(a.time, b.time);
+            if far(gap, window) {
                 return;
             }
-            j.pairs += 1;
-            j.disagreeing += usize::from(a.3 != b.3);
-            j.crossing += usize::from(crosses);
-            j.expected += base.rate[bucket(gap)];
+            let bk = &mut c.buckets[bucket(gap)];
+            bk.0 += 1;
+            bk.1 += usize::from(a.digest != b.digest);
+            c.crossing.0 += 1;
+            c.crossing.1 += usize::from(crosses);
         });
-        j
+        c
+    }
+
+    /// The neighbours in time of the groups of `with` (of distinct URLs).
+    fn merged(
+        &self,
+        with: &[u64],
+        order: &Order,
+        rows: &mut Vec<Row>,
+        span: &mut Spans,
+        window: Option<i64>,
+    ) -> Vec<Merged> {
+        self.rows(with, order, rows);
+        let mut out = Vec::new();
+        span.each_pair(rows, |a, b, crosses| {
+            let gap = gap(a.time, b.time);
+            if a.url == b.url || far(gap, window) {
+                return;
+            }
+            out.push(Merged {
+                a: a.url,
+                b: b.url,
+                bucket: bucket(gap) as u8,
+                disagree: a.digest != b.digest,
+                crosses,
+            });
+        });
+        out
     }
 
     /// Learn this origin's rules: every candidate with its verdict.
@@ -641,6 +720,8 @@ impl Origin {
             return (Vec::new(), stats);
         }
         let names = self.names.strs.len();
+        let order = self.order();
+        let (mut rows, mut span) = (Vec::new(), Spans::default());
         let mut alive: Vec<bool> = vec![true; cands.len()];
         let mut verdicts: Vec<Judged> = vec![Judged::default(); cands.len()];
         loop {
@@ -650,7 +731,8 @@ impl Origin {
                 .filter(|x| *x.1)
                 .map(|x| x.0 .0)
                 .collect();
-            let with = self.keys(&Set::of(&set, names));
+            let with = self.keys(&Set::of(&set, names), &order.field);
+            let merged = self.merged(&with, &order, &mut rows, &mut span, t.window);
             // The most significant refusal leaves first: its disagreeing
             // pairs may be all that refuses the others.
             let mut worst: Option<(usize, (f64, f64))> = None;
@@ -659,8 +741,10 @@ impl Origin {
                     continue;
                 }
                 let others: Vec<Cand> = set.iter().copied().filter(|x| x != c).collect();
-                let without = self.keys(&Set::of(&others, names));
-                let j = self.judge(&with, &without, t.window);
+                let without = self.keys(&Set::of(&others, names), &order.field);
+                let counts = self.counts(&without, &order, &mut rows, &mut span, t.window);
+                let base = Baseline::new(&counts.buckets, counts.crossing);
+                let j = judge(&merged, &without, &base);
                 if j.refuses(t) {
                     let p = j.severity();
                     if worst.is_none_or(|(_, q)| p > q) {
@@ -720,6 +804,28 @@ impl Origin {
 /// A parameter name the rules file and `ContentRules` can hold.
 fn valid_param(name: &str) -> bool {
     !name.is_empty() && !name.contains(['&', '\t', '\n', '\r'])
+}
+
+/// The pairs of `merged` that `without` keeps apart, against `base`.
+fn judge(merged: &[Merged], without: &[u64], base: &Baseline) -> Judged {
+    let mut j = Judged {
+        drift_crossing: base.crossing,
+        ..Judged::default()
+    };
+    for m in merged {
+        if without[m.a as usize] == without[m.b as usize] {
+            continue;
+        }
+        j.pairs += 1;
+        j.disagreeing += usize::from(m.disagree);
+        j.crossing += usize::from(m.crosses);
+        j.expected += base.rate[usize::from(m.bucket)];
+    }
+    j
+}
+
+fn far(gap: i64, window: Option<i64>) -> bool {
+    window.is_some_and(|win| gap > win)
 }
 
 fn gap(a: Option<i64>, b: Option<i64>) -> i64 {
