@@ -45,8 +45,9 @@ pub use crate::ladder::learned::{
 /// Default significance: a candidate whose merged pairs cross (return to an
 /// earlier content) more often than the origin's own URLs do, with a
 /// Poisson tail probability below this, is refused; a rule is shown safe
-/// with confidence one minus this.
-pub const DEFAULT_SIGNIFICANCE: f64 = 0.02;
+/// with confidence one minus this, against the drift its origin shows at
+/// that confidence (a lower bound).
+pub const DEFAULT_SIGNIFICANCE: f64 = 0.05;
 
 /// Default largest excess disagreement over drift, as a share of a rule's
 /// merged pairs, that a rule must be shown to stay below.

@@ -251,7 +251,7 @@ fn the_drift_baseline_is_a_nondecreasing_fit() {
     pairs[2] = (10, 5);
     pairs[3] = (10, 1);
     pairs[5] = (20, 10);
-    let b = Baseline::new(&pairs, (40, 0));
+    let b = Baseline::new(&pairs, (40, 0), 0.0);
     // Buckets 2 and 3 pool (0.5 then 0.1 is a violation); 4 is empty and
     // takes the shorter gaps' rate; 0 and 1 take the first block's.
     assert_eq!(b.rate[0], 0.3);
@@ -260,6 +260,14 @@ fn the_drift_baseline_is_a_nondecreasing_fit() {
     assert_eq!(b.rate[5], 0.5);
     assert_eq!(b.rate[BUCKETS - 1], 0.5);
     assert_eq!(b.crossing, 0.0);
+    // At z = 1 each block is charged with its lower Wilson bound: the
+    // sparse first block (0.3 of 20) lower than the larger second.
+    let b = Baseline::new(&pairs, (40, 0), 1.0);
+    assert!((b.rate[2] - wilson_lower(6, 20, 1.0)).abs() < 1e-12);
+    assert!(b.rate[2] > 0.2 && b.rate[2] < 0.3, "{}", b.rate[2]);
+    assert!(b.rate[5] > 0.38 && b.rate[5] < 0.5, "{}", b.rate[5]);
+    assert!((normal_quantile_upper(0.05) - 1.6449).abs() < 1e-3);
+    assert!(normal_quantile_upper(0.5).abs() < 1e-6);
 }
 
 #[test]
