@@ -49,8 +49,8 @@
 //!    candidate whose pairs it co-merges, and it has fewer pairs of its own.
 //! 2. *Disagreement must be shown to be drift.* A candidate that survives
 //!    is applied when none of its pairs disagrees (its clusters' support
-//!    stands), or when its disagreements are improbably few (Poisson head
-//!    below `significance`) for a mean of the expected drift plus
+//!    stands), or when its disagreements are improbably few (binomial
+//!    head below `significance`) for a mean of the expected drift plus
 //!    `max_excess` per pair: its excess over drift is shown, with
 //!    confidence `1 - significance`, to stay below `max_excess`. A
 //!    candidate with no pair is not applied.
@@ -374,9 +374,23 @@ fn normal_quantile_upper(p: f64) -> f64 {
     (lo + hi) / 2.0
 }
 
-/// `P(X <= k)` for `X ~ Poisson(mean)`.
-fn poisson_head(k: usize, mean: f64) -> f64 {
-    1.0 - poisson_tail(k + 1, mean)
+/// `P(X <= k)` for `X ~ Binomial(n, p)`.
+fn binomial_head(k: usize, n: usize, p: f64) -> f64 {
+    if p >= 1.0 {
+        return if k >= n { 1.0 } else { 0.0 };
+    }
+    if p <= 0.0 || k >= n {
+        return 1.0;
+    }
+    // Terms from i = 0 upward, in logs: C(n, i) p^i (1-p)^(n-i).
+    let (lp, lq) = (p.ln(), (1.0 - p).ln());
+    let mut log_term = n as f64 * lq;
+    let mut sum = 0.0;
+    for i in 0..=k {
+        sum += log_term.exp();
+        log_term += ((n - i) as f64 / (i + 1) as f64).ln() + lp - lq;
+    }
+    sum.min(1.0)
 }
 
 /// `P(X >= k)` for `X ~ Poisson(mean)`.
@@ -903,7 +917,16 @@ impl Judged {
         let bound = self.expected + t.max_excess * self.pairs as f64;
         self.pairs > 0
             && !self.refuses(t)
-            && (self.disagreeing == 0 || poisson_head(self.disagreeing, bound) < t.significance)
+            && (self.disagreeing == 0 || self.head(bound) < t.significance)
+    }
+
+    /// `P(X <= disagreeing)` for disagreements with mean `bound` over the
+    /// pairs: binomial with the mean share per pair, which bounds the lower
+    /// tail of the pairs' own unequal shares (Hoeffding, *On the
+    /// distribution of the number of successes in independent trials*,
+    /// 1956) and is tighter than the Poisson with the same mean.
+    fn head(&self, bound: f64) -> f64 {
+        binomial_head(self.disagreeing, self.pairs, bound / self.pairs as f64)
     }
 
     /// How likely the origin's own crossing rate crosses this often.

@@ -271,6 +271,18 @@ fn the_drift_baseline_is_a_nondecreasing_fit() {
 }
 
 #[test]
+fn binomial_heads() {
+    assert!((binomial_head(0, 20, 0.15) - 0.85f64.powi(20)).abs() < 1e-12);
+    let exact = 0.5f64.powi(10) * (1.0 + 10.0 + 45.0);
+    assert!((binomial_head(2, 10, 0.5) - exact).abs() < 1e-12);
+    assert_eq!(binomial_head(10, 10, 0.3), 1.0);
+    assert_eq!(binomial_head(3, 10, 0.0), 1.0);
+    assert_eq!(binomial_head(3, 10, 1.0), 0.0);
+    // Tighter than the Poisson head with the same mean.
+    assert!(binomial_head(10, 72, 17.6 / 72.0) < 1.0 - poisson_tail(11, 17.6));
+}
+
+#[test]
 fn buckets_and_tails() {
     assert_eq!(bucket(0), 0);
     assert_eq!(bucket(86_399), 0);
