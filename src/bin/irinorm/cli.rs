@@ -331,7 +331,8 @@ pub struct LearnArgs {
     /// Digests: a candidate is refused when its merged pairs return to an
     /// earlier content (cross) more often than the origin's own URLs do,
     /// with a Poisson tail probability below P; disagreement is shown to be
-    /// drift with confidence 1 - P.
+    /// drift with confidence 1 - P, against the least drift the origin's
+    /// own URLs show at that confidence.
     #[arg(long, value_name = "P", default_value_t = irinorm::learn::digest::DEFAULT_SIGNIFICANCE)]
     pub significance: f64,
 
