@@ -48,12 +48,13 @@
 //!    selecting parameter's crossings also appear in the pairs of every
 //!    candidate whose pairs it co-merges, and it has fewer pairs of its own.
 //! 2. *Disagreement must be shown to be drift.* A candidate that survives
-//!    is applied when none of its pairs disagrees (its clusters' support
-//!    stands), or when its disagreements are improbably few (binomial
-//!    head below `significance`) for a mean of the expected drift plus
-//!    `max_excess` per pair: its excess over drift is shown, with
-//!    confidence `1 - significance`, to stay below `max_excess`. A
-//!    candidate with no pair is not applied.
+//!    is applied only when its disagreements, zero included, are
+//!    improbably few (binomial head below `significance`) for a mean of
+//!    the expected drift plus `max_excess` per pair: its excess over drift
+//!    is shown, with confidence `1 - significance`, to stay below
+//!    `max_excess`. A rule whose few pairs all agree is not shown safe
+//!    (0.85^18 > 0.05): a parameter that selects content on a few pages
+//!    may have no disagreeing pair among them.
 //!
 //! Step 2 judges each survivor among all survivors, so refusing one does
 //! not take the pairs of the others (captures carry several irrelevant
@@ -93,7 +94,7 @@ pub struct Thresholds {
     /// Capture pairs farther apart (seconds) are not compared.
     pub window: Option<i64>,
     /// Excess disagreement over drift (a share of the merged pairs) that a
-    /// rule with disagreeing pairs must be shown to stay below.
+    /// rule must be shown to stay below.
     pub max_excess: f64,
 }
 
@@ -907,17 +908,16 @@ impl Judged {
         self.pairs > 0 && self.tail() < t.significance
     }
 
-    /// Accepted: not refused, and either none of its merged pairs
-    /// disagree (the clusters' support stands alone), or its disagreement
-    /// beyond drift is shown to stay below `max_excess` of its pairs with
-    /// confidence `1 - significance` (the observed disagreements are
-    /// improbably few for a Poisson mean of drift plus `max_excess` per
-    /// pair). With no pair nothing is shown.
+    /// Accepted: not refused, and its disagreement beyond drift is shown
+    /// to stay below `max_excess` of its pairs with confidence
+    /// `1 - significance`: the observed disagreements are improbably few
+    /// (binomial head, [`Judged::head`]) for a mean of drift plus
+    /// `max_excess` per pair. Zero disagreements are judged the same way,
+    /// so a rule needs enough merged pairs to show it (at least 19 at the
+    /// defaults, with no drift); with no pair nothing is shown.
     fn safe(&self, t: &Thresholds) -> bool {
         let bound = self.expected + t.max_excess * self.pairs as f64;
-        self.pairs > 0
-            && !self.refuses(t)
-            && (self.disagreeing == 0 || self.head(bound) < t.significance)
+        self.pairs > 0 && !self.refuses(t) && self.head(bound) < t.significance
     }
 
     /// `P(X <= disagreeing)` for disagreements with mean `bound` over the

@@ -14,7 +14,8 @@
 //!
 //! ```
 //! use irinorm::learn::digest::{learn, DigestOptions, DigestRecord};
-//! let recs: Vec<DigestRecord> = (0..3)
+//! // One merged pair per page: 20 pages show that `sid` is safe.
+//! let recs: Vec<DigestRecord> = (0..20)
 //!     .flat_map(|i| {
 //!         [
 //!             DigestRecord::new(format!("http://h.example/p{i}?sid=1"), format!("D{i}"), None),

@@ -126,7 +126,7 @@ fn a_parameter_selecting_content_on_15_percent_of_pages_is_refused() {
 #[test]
 fn query_order_is_learned_with_the_parameters_it_needs() {
     let mut o = Origin::new("http://h.example".into());
-    for p in 0..5 {
+    for p in 0..25 {
         let d = format!("D{p}");
         let path = format!("/p{p}");
         o.push(&path, Some(&format!("a={p}&b=1")), &d, None);
