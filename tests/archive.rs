@@ -23,11 +23,11 @@ fn rules_from(name: &str) -> Learned {
 fn rules_with(name: &str, opts: &DigestOptions) -> Learned {
     let format = DigestFormat::from_path(name).unwrap();
     let read = read_records(&fixture(name)[..], format).unwrap();
-    assert_eq!(read.records.len(), 20, "{name}");
+    assert_eq!(read.records.len(), 62, "{name}");
     assert_eq!(read.rejected.len(), 1, "{name}: {:?}", read.rejected);
     assert_eq!(
         read.rejected[0].0,
-        21 + usize::from(format == DigestFormat::Cdx)
+        63 + usize::from(format == DigestFormat::Cdx)
     );
     Learned::default().with_content(learn(&read.records, opts))
 }
@@ -37,16 +37,16 @@ fn cdx_and_cdxj_learn_the_same_rules_and_they_survive_the_rules_file() {
     let cdx = rules_from("crawl.cdx");
     let cdxj = rules_from("crawl.cdxj");
     assert_eq!(cdx.to_tsv(), cdxj.to_tsv());
-    // `sid`'s merged pairs include the fourth page's, a year apart and
+    // `sid`'s merged pairs include the last page's, a year apart and
     // different; this origin shows no drift of its own (no URL captured
     // twice), so that disagreement refuses `sid`.
     let tsv = cdx.to_tsv();
     assert!(
-        tsv.contains("http://shop.example\tignore-param\tsid\t3\t1\t"),
+        tsv.contains("http://shop.example\tignore-param\tsid\t10\t1\t"),
         "{tsv}"
     );
     assert!(
-        tsv.contains("http://shop.example\tignore-param\tutm_source\t3\t0\t"),
+        tsv.contains("http://shop.example\tignore-param\tutm_source\t10\t0\t"),
         "{tsv}"
     );
     // Pairs more than 300 days apart are not compared: `sid` holds.
@@ -56,7 +56,7 @@ fn cdx_and_cdxj_learn_the_same_rules_and_they_survive_the_rules_file() {
     };
     let tsv = rules_with("crawl.cdx", &opts).to_tsv();
     assert!(
-        tsv.contains("http://shop.example\tignore-param\tsid\t3\t0\t"),
+        tsv.contains("http://shop.example\tignore-param\tsid\t10\t0\t"),
         "{tsv}"
     );
     assert!(!tsv.contains("\tid\t"), "{tsv}");

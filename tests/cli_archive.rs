@@ -1,7 +1,7 @@
 //! Web-archive interop end to end through the binary: `--input-format
 //! cdx|cdxj` for dedup and normalize, `--form surt-ia`, `learn --digests`,
 //! `--learned`, and `irinorm rules`. Fixtures: `tests/archive/` (see its
-//! README): 20 captures of `http://shop.example` in CDX11 (with a header)
+//! README): 62 captures of `http://shop.example` in CDX11 (with a header)
 //! and CDXJ, each file ending with one malformed line.
 
 mod common;
@@ -48,7 +48,7 @@ fn cdx_dedup_keys_the_original_url_and_shows_the_record() {
         .map(str::to_owned)
         .collect();
     let rows = csv_rows(&out);
-    assert_eq!(rows.len(), 20);
+    assert_eq!(rows.len(), 62);
     for r in &rows {
         let line: usize = r[3].parse().unwrap();
         // The example is the record as written; the key is its field `a`.
@@ -57,16 +57,16 @@ fn cdx_dedup_keys_the_original_url_and_shows_the_record() {
         assert_eq!(&r[0], url, "already canonical at the scheme rung");
     }
     assert_eq!(&rows[0][3], "2", "line 1 is the header");
-    // 22 physical lines: the header, 20 records, one malformed.
+    // 64 physical lines: the header, 62 records, one malformed.
     assert!(
-        err(&o).contains("21 lines: 0 blank, 20 accepted, 1 rejected"),
+        err(&o).contains("63 lines: 0 blank, 62 accepted, 1 rejected"),
         "{}",
         err(&o)
     );
     let rej = std::fs::read_to_string(&rejects).unwrap();
     let rej = csv_rows(&rej);
     assert_eq!(rej.len(), 1);
-    assert_eq!(&rej[0][1], "22");
+    assert_eq!(&rej[0][1], "64");
     assert_eq!(&rej[0][2], "malformed line");
     assert!(rej[0][3].contains("2 fields"), "{:?}", rej[0]);
 }
@@ -151,7 +151,7 @@ fn each_input_has_its_own_layout() {
         ],
         &cdxj,
     ));
-    assert!(r.contains("ignore-param,sid,3,0"), "{r}");
+    assert!(r.contains("ignore-param,sid,10,0"), "{r}");
 }
 
 #[test]
@@ -166,7 +166,7 @@ fn normalize_writes_each_record_with_its_key() {
         let url = i.split(' ').nth(2).unwrap();
         assert_eq!(*o, format!("{i} {url}"));
     }
-    assert_eq!(o[21], "malformed line -");
+    assert_eq!(o[63], "malformed line -");
 
     // CDXJ: a "canonical" member, null for a rejected record; blank lines
     // stay; order kept.
@@ -263,13 +263,13 @@ fn surt_ia_keys_join_with_the_index() {
 #[test]
 fn learn_from_digests_report_and_rules_file() {
     let dir = tempfile::tempdir().unwrap();
-    // The fourth page's `sid` pair, a year apart and different, refuses
+    // `/news/old`'s `sid` pair, a year apart and different, refuses
     // `sid` on an origin with no measured drift unless --window leaves it out.
     let o = run(&["learn", "--digests", &fixture("crawl.cdx")], b"");
     let report = ok(&o);
     assert!(
-        report.contains("http://shop.example,ignore-param,sid,3,1,")
-            && report.contains("http://shop.example,ignore-param,utm_source,3,0,"),
+        report.contains("http://shop.example,ignore-param,sid,10,1,")
+            && report.contains("http://shop.example,ignore-param,utm_source,10,0,"),
         "{report}"
     );
     let o = run(
@@ -284,12 +284,12 @@ fn learn_from_digests_report_and_rules_file() {
     );
     let report = ok(&o);
     assert!(
-        report.contains("http://shop.example,ignore-param,sid,3,0,")
-            && report.contains("http://shop.example,ignore-param,utm_source,3,0,"),
+        report.contains("http://shop.example,ignore-param,sid,10,0,")
+            && report.contains("http://shop.example,ignore-param,utm_source,10,0,"),
         "{report}"
     );
     assert!(!report.contains(",id,"), "{report}");
-    assert!(err(&o).contains("crawl.cdx:22"), "{}", err(&o));
+    assert!(err(&o).contains("crawl.cdx:64"), "{}", err(&o));
 
     // The same rules from CDX and CDXJ, written atomically.
     let a = dir.path().join("a.tsv");
@@ -328,7 +328,7 @@ fn learn_from_digests_report_and_rules_file() {
     // --min-evidence above the support, or a window too short for the
     // pairs (captures an hour apart and more): nothing applied.
     let cdxj = fixture("crawl.cdxj");
-    for extra in [&["--min-evidence", "4"][..], &["--window", "30m"][..]] {
+    for extra in [&["--min-evidence", "11"][..], &["--window", "30m"][..]] {
         let mut args = vec!["learn", "--digests", &cdxj[..]];
         args.extend(extra);
         let r = ok(&run(&args, b""));
@@ -340,7 +340,8 @@ fn learn_from_digests_report_and_rules_file() {
 fn digests_as_csv_and_tsv_and_format_errors() {
     let dir = tempfile::tempdir().unwrap();
     let (mut csv, mut tsv) = (String::from("url,digest,timestamp\n"), String::new());
-    for p in 0..3 {
+    // One merged pair per page: 20 pages show `ref` safe.
+    for p in 0..20 {
         for v in ["a", "b"] {
             // Quoted: the URL holds the separator.
             csv.push_str(&format!(
@@ -354,7 +355,7 @@ fn digests_as_csv_and_tsv_and_format_errors() {
     let c = write(dir.path(), "caps.csv", csv.as_bytes());
     let t = write(dir.path(), "caps.txt", tsv.as_bytes());
     let r = ok(&run(&["learn", "--digests", c.to_str().unwrap()], b""));
-    assert!(r.contains("http://h.example,ignore-param,ref,3,0"), "{r}");
+    assert!(r.contains("http://h.example,ignore-param,ref,20,0"), "{r}");
     // A name that says nothing: refused unless --input-format says it.
     let o = run(&["learn", "--digests", t.to_str().unwrap()], b"");
     assert_eq!(o.status.code(), Some(2));
@@ -369,7 +370,7 @@ fn digests_as_csv_and_tsv_and_format_errors() {
         ],
         b"",
     ));
-    assert!(r.contains("ignore-param,ref,3,0"), "{r}");
+    assert!(r.contains("ignore-param,ref,20,0"), "{r}");
     let o = run(&["learn"], b"");
     assert_eq!(o.status.code(), Some(2));
 }

@@ -349,7 +349,7 @@ fn learn_reports_rules_in_the_rules_files_columns() {
     assert_eq!(report.matches(header).count(), 1, "{report}");
     assert!(
         report.contains("redirects,h.example,slash-added,no-extension,3,0,-,-,-,-\n")
-            && report.contains("digests,http://shop.example,ignore-param,sid,3,0,"),
+            && report.contains("digests,http://shop.example,ignore-param,sid,10,0,"),
         "{report}"
     );
     // The rules file has the same rows.

@@ -28,8 +28,13 @@
 //! consecutive captures of *the same URL* (once the other candidates are
 //! set aside) that differ, per time-gap bucket (powers of two in days),
 //! fitted nondecreasing in the gap over all buckets (pool adjacent
-//! violators: sparse buckets borrow from both neighbours). A candidate's
-//! *expected* disagreements are the baseline summed over its pairs' gaps.
+//! violators: sparse buckets borrow from both neighbours). Each pooled
+//! block is charged at the lower Wilson bound of its share, one-sided at
+//! `significance`: a rule is excused only the drift its origin shows with
+//! that confidence, so two same-URL pairs that happen to change do not
+//! excuse a parameter's disagreements (a sparse origin's point estimate
+//! can be anything from 0 to 1). A candidate's *expected* disagreements
+//! are the baseline summed over its pairs' gaps.
 //!
 //! **Decision rule.**
 //! 1. *Crossings refuse.* Drift moves a page forward to new versions and
@@ -43,20 +48,26 @@
 //!    selecting parameter's crossings also appear in the pairs of every
 //!    candidate whose pairs it co-merges, and it has fewer pairs of its own.
 //! 2. *Disagreement must be shown to be drift.* A candidate that survives
-//!    is applied when none of its pairs disagrees (its clusters' support
-//!    stands), or when its disagreements are improbably few (Poisson head
-//!    below `significance`) for a mean of the expected drift plus
-//!    `max_excess` per pair: its excess over drift is shown, with
-//!    confidence `1 - significance`, to stay below `max_excess`. A
-//!    candidate with no pair is not applied.
+//!    is applied only when its disagreements, zero included, are
+//!    improbably few (binomial head below `significance`) for a mean of
+//!    the expected drift plus `max_excess` per pair: its excess over drift
+//!    is shown, with confidence `1 - significance`, to stay below
+//!    `max_excess`. A rule whose few pairs all agree is not shown safe
+//!    (0.85^18 > 0.05): a parameter that selects content on a few pages
+//!    may have no disagreeing pair among them.
 //!
 //! Step 2 judges each survivor among all survivors, so refusing one does
 //! not take the pairs of the others (captures carry several irrelevant
 //! parameters at once); the applied set merges a subset of the pairs it
 //! was judged on. Pairs farther apart than `window` (if any) are neither
-//! evidence nor contradiction. The defaults (`significance` 0.02,
+//! evidence nor contradiction. The defaults (`significance` 0.05,
 //! `max_excess` 0.15) are the measured ones in BENCHMARKS.md ("Rules
-//! learned from content digests", `examples/gen_crawl.rs`).
+//! learned from content digests", `examples/gen_crawl.rs`, chosen on
+//! seeds 1–10, 11–20 held out).
+//!
+//! **Order.** Keys hash the fields' text, ties between captures at one
+//! second break by digest text and URL text, candidates sort by kind and
+//! name: the rules do not depend on the order of the input.
 //!
 //! **Literature.** Evidence from clusters of same-content URLs follows
 //! Dasgupta, Kumar and Sasturkar, *De-duping URLs via rewrite rules* (KDD
@@ -84,7 +95,7 @@ pub struct Thresholds {
     /// Capture pairs farther apart (seconds) are not compared.
     pub window: Option<i64>,
     /// Excess disagreement over drift (a share of the merged pairs) that a
-    /// rule with disagreeing pairs must be shown to stay below.
+    /// rule must be shown to stay below.
     pub max_excess: f64,
 }
 
@@ -292,7 +303,12 @@ impl Baseline {
     /// neighbours on both sides instead of from shorter gaps alone. An
     /// empty bucket takes the rate of the nearest shorter one (or longer,
     /// if none is shorter).
-    fn new(pairs: &[(usize, usize); BUCKETS], crossing: (usize, usize)) -> Baseline {
+    ///
+    /// Each pooled block's rate is the lower Wilson bound of its share at
+    /// `z` standard deviations: a rule is charged with the least drift its
+    /// origin's pairs make plausible, so a few same-URL pairs that happen
+    /// to disagree do not excuse a parameter's disagreements.
+    fn new(pairs: &[(usize, usize); BUCKETS], crossing: (usize, usize), z: f64) -> Baseline {
         // Blocks of pooled buckets: (first bucket, pairs, disagreeing).
         let mut blocks: Vec<(usize, usize, usize)> = Vec::new();
         for (b, &(n, d)) in pairs.iter().enumerate() {
@@ -320,7 +336,7 @@ impl Baseline {
                 .rev()
                 .find(|x| x.0 <= b)
                 .or_else(|| blocks.first());
-            *r = block.map_or(0.0, |x| x.2 as f64 / x.1 as f64);
+            *r = block.map_or(0.0, |x| wilson_lower(x.2, x.1, z));
         }
         Baseline {
             rate,
@@ -329,9 +345,23 @@ impl Baseline {
     }
 }
 
-/// A capture as [`Origin::judge`] sorts them: (group key, time, other
-/// key, digest).
-type Row = (u64, Option<i64>, u64, u32);
+/// A capture as the pair passes sort them: by group key, time, digest
+/// (its rank among the origin's digest strings) and `tie` (a hash of the
+/// URL's text), so the order never depends on the input's order.
+#[derive(Debug, Clone, Copy)]
+struct Row {
+    key: u64,
+    time: Option<i64>,
+    digest: u32,
+    tie: u64,
+    url: u32,
+}
+
+impl Row {
+    fn order(&self) -> (u64, Option<i64>, u32, u64) {
+        (self.key, self.time, self.digest, self.tie)
+    }
+}
 
 /// Where each digest first and last occurs in one group of rows.
 #[derive(Default)]
@@ -347,27 +377,91 @@ impl Spans {
     /// versions and never back, so under a rule that holds crossings are
     /// as rare as they are for one URL; a parameter that selects content
     /// alternates between its versions and crosses.
-    fn each_pair(&mut self, rows: &[Row], mut f: impl FnMut(Row, Row, bool)) {
-        for group in rows.chunk_by(|a, b| a.0 == b.0) {
+    fn each_pair(&mut self, rows: &[Row], mut f: impl FnMut(&Row, &Row, bool)) {
+        for group in rows.chunk_by(|a, b| a.key == b.key) {
             if group.len() < 2 {
                 continue;
             }
             self.at.clear();
             for (i, r) in group.iter().enumerate() {
-                self.at.entry(r.3).or_insert((i, i)).1 = i;
+                self.at.entry(r.digest).or_insert((i, i)).1 = i;
             }
             for (i, w) in group.windows(2).enumerate() {
-                let (a, b) = (w[0], w[1]);
-                let crosses = a.3 != b.3 && (self.at[&a.3].1 > i + 1 || self.at[&b.3].0 < i);
+                let (a, b) = (&w[0], &w[1]);
+                let crosses = a.digest != b.digest
+                    && (self.at[&a.digest].1 > i + 1 || self.at[&b.digest].0 < i);
                 f(a, b, crosses);
             }
         }
     }
 }
 
-/// `P(X <= k)` for `X ~ Poisson(mean)`.
-fn poisson_head(k: usize, mean: f64) -> f64 {
-    1.0 - poisson_tail(k + 1, mean)
+/// Pair counts of a grouping: per gap bucket (pairs, disagreeing), and
+/// (pairs, crossing).
+#[derive(Clone, Copy, Default)]
+struct Counts {
+    buckets: [(usize, usize); BUCKETS],
+    crossing: (usize, usize),
+}
+
+/// Two captures that are neighbours in time in one group of the merged
+/// key: their URLs, gap bucket, and whether they disagree and cross.
+struct Merged {
+    a: u32,
+    b: u32,
+    bucket: u8,
+    disagree: bool,
+    crosses: bool,
+}
+
+/// What makes the learner independent of the input's order: per field a
+/// hash of its text, per digest its rank among the digest strings, per
+/// URL a hash of its text.
+struct Order {
+    field: Vec<u64>,
+    digest: Vec<u32>,
+    url: Vec<u64>,
+}
+
+/// The lower Wilson score bound of `d` successes in `n` trials at `z`.
+fn wilson_lower(d: usize, n: usize, z: f64) -> f64 {
+    let (n, p) = (n as f64, d as f64 / n as f64);
+    let centre = p + z * z / (2.0 * n);
+    let margin = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt();
+    ((centre - margin) / (1.0 + z * z / n)).max(0.0)
+}
+
+/// The `z` with `P(Z > z) = p` for a standard normal `Z` (bisection).
+fn normal_quantile_upper(p: f64) -> f64 {
+    let (mut lo, mut hi) = (-10.0f64, 10.0f64);
+    for _ in 0..80 {
+        let mid = (lo + hi) / 2.0;
+        if 0.5 * erfc(mid / std::f64::consts::SQRT_2) > p {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    (lo + hi) / 2.0
+}
+
+/// `P(X <= k)` for `X ~ Binomial(n, p)`.
+fn binomial_head(k: usize, n: usize, p: f64) -> f64 {
+    if p >= 1.0 {
+        return if k >= n { 1.0 } else { 0.0 };
+    }
+    if p <= 0.0 || k >= n {
+        return 1.0;
+    }
+    // Terms from i = 0 upward, in logs: C(n, i) p^i (1-p)^(n-i).
+    let (lp, lq) = (p.ln(), (1.0 - p).ln());
+    let mut log_term = n as f64 * lq;
+    let mut sum = 0.0;
+    for i in 0..=k {
+        sum += log_term.exp();
+        log_term += ((n - i) as f64 / (i + 1) as f64).ln() + lp - lq;
+    }
+    sum.min(1.0)
 }
 
 /// `P(X >= k)` for `X ~ Poisson(mean)`.
@@ -498,15 +592,17 @@ impl Origin {
         next
     }
 
-    /// A key hash per URL under `set`.
-    fn keys(&self, set: &Set) -> Vec<u64> {
+    /// A key hash per URL under `set`, from the fields' text hashes
+    /// (`field`), so equal keys do not depend on the order strings were
+    /// first seen in.
+    fn keys(&self, set: &Set, field: &[u64]) -> Vec<u64> {
         let paths: Vec<u64> = self
             .paths
             .strs
             .iter()
             .map(|p| hash_str(&alias_path(p, set.case, &set.index, &set.slash)))
             .collect();
-        let mut kept: Vec<u32> = Vec::new();
+        let mut kept: Vec<u64> = Vec::new();
         self.urls
             .iter()
             .map(|u| {
@@ -515,13 +611,12 @@ impl Origin {
                     u.fields
                         .iter()
                         .filter(|(n, _)| !set.drop[*n as usize])
-                        .map(|x| x.1),
+                        .map(|x| field[x.1 as usize]),
                 );
                 if set.order {
                     kept.sort_unstable();
                 }
-                kept.iter()
-                    .fold(paths[u.path as usize], |h, f| mix(h, u64::from(*f) + 1))
+                kept.iter().fold(paths[u.path as usize], |h, f| mix(h, *f))
             })
             .collect()
     }
@@ -657,64 +752,100 @@ impl Origin {
             })
             .filter(|x| x.2 >= min_evidence.max(1))
             .collect();
-        out.sort_unstable_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(&b.0)));
+        // Most pages first, then by kind and name (text, not interned id).
+        let name = |c: &Cand| match c {
+            Cand::Param(n) => self.names.strs[*n as usize].as_str(),
+            _ => "",
+        };
+        out.sort_unstable_by(|a, b| {
+            b.2.cmp(&a.2)
+                .then(name(&a.0).cmp(name(&b.0)))
+                .then(a.0.cmp(&b.0))
+        });
         (out, stats)
     }
 
-    /// The pairs `with` merges that `without` keeps apart, judged against
-    /// the drift of the captures that `without` already groups:
-    /// consecutive captures of one URL once the other candidates are set
-    /// aside.
-    fn judge(&self, with: &[u64], without: &[u64], window: Option<i64>) -> Judged {
-        let far = |gap: i64| window.is_some_and(|win| gap > win);
-        // (group key, time, other key, digest)
-        let mut v: Vec<(u64, Option<i64>, u64, u32)> = self
-            .caps
-            .iter()
-            .map(|c| {
-                (
-                    without[c.url as usize],
-                    c.time,
-                    with[c.url as usize],
-                    c.digest,
-                )
-            })
-            .collect();
-        v.sort_unstable_by_key(|x| (x.0, x.1, x.3));
-        let mut span = Spans::default();
-        let mut base = [(0usize, 0usize); BUCKETS];
-        let mut crossing = (0usize, 0usize);
-        span.each_pair(&v, |a, b, crosses| {
-            let gap = gap(a.1, b.1);
-            if far(gap) {
-                return;
-            }
-            let bk = &mut base[bucket(gap)];
-            bk.0 += 1;
-            bk.1 += usize::from(a.3 != b.3);
-            crossing.0 += 1;
-            crossing.1 += usize::from(crosses);
-        });
-        let base = Baseline::new(&base, crossing);
-        for x in &mut v {
-            std::mem::swap(&mut x.0, &mut x.2);
+    /// The order-free tie breakers (see [`Order`]).
+    fn order(&self) -> Order {
+        let field = self.fields.strs.iter().map(|f| hash_str(f)).collect();
+        let mut by_text: Vec<u32> = (0..self.digests.strs.len() as u32).collect();
+        by_text.sort_unstable_by_key(|d| self.digests.strs[*d as usize].as_str());
+        let mut digest = vec![0; by_text.len()];
+        for (rank, d) in by_text.into_iter().enumerate() {
+            digest[d as usize] = rank as u32;
         }
-        v.sort_unstable_by_key(|x| (x.0, x.1, x.3));
-        let mut j = Judged {
-            drift_crossing: base.crossing,
-            ..Judged::default()
+        let mut o = Order {
+            field,
+            digest,
+            url: Vec::new(),
         };
-        span.each_pair(&v, |a, b, crosses| {
-            let gap = gap(a.1, b.1);
-            if a.2 == b.2 || far(gap) {
+        o.url = self.keys(&Set::of(&[], self.names.strs.len()), &o.field);
+        o
+    }
+
+    /// The captures as rows grouped by `key`, sorted.
+    fn rows(&self, key: &[u64], order: &Order, rows: &mut Vec<Row>) {
+        rows.clear();
+        rows.extend(self.caps.iter().map(|c| Row {
+            key: key[c.url as usize],
+            time: c.time,
+            digest: order.digest[c.digest as usize],
+            tie: order.url[c.url as usize],
+            url: c.url,
+        }));
+        rows.sort_unstable_by_key(Row::order);
+    }
+
+    /// Drift counts of the grouping `key`: its neighbours in time.
+    fn counts(
+        &self,
+        key: &[u64],
+        order: &Order,
+        rows: &mut Vec<Row>,
+        span: &mut Spans,
+        window: Option<i64>,
+    ) -> Counts {
+        self.rows(key, order, rows);
+        let mut c = Counts::default();
+        span.each_pair(rows, |a, b, crosses| {
+            let gap = gap(a.time, b.time);
+            if far(gap, window) {
                 return;
             }
-            j.pairs += 1;
-            j.disagreeing += usize::from(a.3 != b.3);
-            j.crossing += usize::from(crosses);
-            j.expected += base.rate[bucket(gap)];
+            let bk = &mut c.buckets[bucket(gap)];
+            bk.0 += 1;
+            bk.1 += usize::from(a.digest != b.digest);
+            c.crossing.0 += 1;
+            c.crossing.1 += usize::from(crosses);
         });
-        j
+        c
+    }
+
+    /// The neighbours in time of the groups of `with` (of distinct URLs).
+    fn merged(
+        &self,
+        with: &[u64],
+        order: &Order,
+        rows: &mut Vec<Row>,
+        span: &mut Spans,
+        window: Option<i64>,
+    ) -> Vec<Merged> {
+        self.rows(with, order, rows);
+        let mut out = Vec::new();
+        span.each_pair(rows, |a, b, crosses| {
+            let gap = gap(a.time, b.time);
+            if a.url == b.url || far(gap, window) {
+                return;
+            }
+            out.push(Merged {
+                a: a.url,
+                b: b.url,
+                bucket: bucket(gap) as u8,
+                disagree: a.digest != b.digest,
+                crosses,
+            });
+        });
+        out
     }
 
     /// Learn this origin's rules: every candidate with its verdict.
@@ -724,6 +855,9 @@ impl Origin {
             return (Vec::new(), stats);
         }
         let names = self.names.strs.len();
+        let order = self.order();
+        let z = normal_quantile_upper(t.significance).max(0.0);
+        let (mut rows, mut span) = (Vec::new(), Spans::default());
         let mut alive: Vec<bool> = vec![true; cands.len()];
         let mut verdicts: Vec<Judged> = vec![Judged::default(); cands.len()];
         loop {
@@ -733,7 +867,8 @@ impl Origin {
                 .filter(|x| *x.1)
                 .map(|x| x.0 .0)
                 .collect();
-            let with = self.keys(&Set::of(&set, names));
+            let with = self.keys(&Set::of(&set, names), &order.field);
+            let merged = self.merged(&with, &order, &mut rows, &mut span, t.window);
             // The most significant refusal leaves first: its disagreeing
             // pairs may be all that refuses the others.
             let mut worst: Option<(usize, (f64, f64))> = None;
@@ -742,8 +877,10 @@ impl Origin {
                     continue;
                 }
                 let others: Vec<Cand> = set.iter().copied().filter(|x| x != c).collect();
-                let without = self.keys(&Set::of(&others, names));
-                let j = self.judge(&with, &without, t.window);
+                let without = self.keys(&Set::of(&others, names), &order.field);
+                let counts = self.counts(&without, &order, &mut rows, &mut span, t.window);
+                let base = Baseline::new(&counts.buckets, counts.crossing, z);
+                let j = judge(&merged, &without, &base);
                 if j.refuses(t) {
                     let p = j.severity();
                     if worst.is_none_or(|(_, q)| p > q) {
@@ -805,6 +942,28 @@ fn valid_param(name: &str) -> bool {
     !name.is_empty() && !name.contains(['&', '\t', '\n', '\r'])
 }
 
+/// The pairs of `merged` that `without` keeps apart, against `base`.
+fn judge(merged: &[Merged], without: &[u64], base: &Baseline) -> Judged {
+    let mut j = Judged {
+        drift_crossing: base.crossing,
+        ..Judged::default()
+    };
+    for m in merged {
+        if without[m.a as usize] == without[m.b as usize] {
+            continue;
+        }
+        j.pairs += 1;
+        j.disagreeing += usize::from(m.disagree);
+        j.crossing += usize::from(m.crosses);
+        j.expected += base.rate[usize::from(m.bucket)];
+    }
+    j
+}
+
+fn far(gap: i64, window: Option<i64>) -> bool {
+    window.is_some_and(|win| gap > win)
+}
+
 fn gap(a: Option<i64>, b: Option<i64>) -> i64 {
     match (a, b) {
         (Some(a), Some(b)) => (a - b).abs(),
@@ -832,17 +991,25 @@ impl Judged {
         self.pairs > 0 && self.tail() < t.significance
     }
 
-    /// Accepted: not refused, and either none of its merged pairs
-    /// disagree (the clusters' support stands alone), or its disagreement
-    /// beyond drift is shown to stay below `max_excess` of its pairs with
-    /// confidence `1 - significance` (the observed disagreements are
-    /// improbably few for a Poisson mean of drift plus `max_excess` per
-    /// pair). With no pair nothing is shown.
+    /// Accepted: not refused, and its disagreement beyond drift is shown
+    /// to stay below `max_excess` of its pairs with confidence
+    /// `1 - significance`: the observed disagreements are improbably few
+    /// (binomial head, [`Judged::head`]) for a mean of drift plus
+    /// `max_excess` per pair. Zero disagreements are judged the same way,
+    /// so a rule needs enough merged pairs to show it (at least 19 at the
+    /// defaults, with no drift); with no pair nothing is shown.
     fn safe(&self, t: &Thresholds) -> bool {
         let bound = self.expected + t.max_excess * self.pairs as f64;
-        self.pairs > 0
-            && !self.refuses(t)
-            && (self.disagreeing == 0 || poisson_head(self.disagreeing, bound) < t.significance)
+        self.pairs > 0 && !self.refuses(t) && self.head(bound) < t.significance
+    }
+
+    /// `P(X <= disagreeing)` for disagreements with mean `bound` over the
+    /// pairs: binomial with the mean share per pair, which bounds the lower
+    /// tail of the pairs' own unequal shares (Hoeffding, *On the
+    /// distribution of the number of successes in independent trials*,
+    /// 1956) and is tighter than the Poisson with the same mean.
+    fn head(&self, bound: f64) -> f64 {
+        binomial_head(self.disagreeing, self.pairs, bound / self.pairs as f64)
     }
 
     /// How likely the origin's own crossing rate crosses this often.

@@ -106,7 +106,8 @@ pub enum Command {
     /// or schemes): query parameters whose presence or value never changes
     /// the content (ignore-param), and path aliases (alias-slash,
     /// alias-index, case-insensitive-path). A rule needs --min-evidence
-    /// independent agreeing pages and no contradicting page within --window.
+    /// independent agreeing pages, and its merged pairs' disagreement (none
+    /// included) shown to be the origin's drift: some 20 pairs at least.
     /// Only status-200 captures (or captures without a status) are content
     /// evidence; 3xx captures with a target (CDX `r`, CDXJ `redirect`) are
     /// redirect evidence, learned together with --redirects.
@@ -331,13 +332,14 @@ pub struct LearnArgs {
     /// Digests: a candidate is refused when its merged pairs return to an
     /// earlier content (cross) more often than the origin's own URLs do,
     /// with a Poisson tail probability below P; disagreement is shown to be
-    /// drift with confidence 1 - P.
+    /// drift with confidence 1 - P, against the least drift the origin's
+    /// own URLs show at that confidence.
     #[arg(long, value_name = "P", default_value_t = irinorm::learn::digest::DEFAULT_SIGNIFICANCE)]
     pub significance: f64,
 
-    /// Digests: a rule whose merged pairs disagree is applied only when its
-    /// disagreement beyond the origin's drift at the same time gaps is shown
-    /// to stay below this share of its pairs.
+    /// Digests: a rule is applied only when its merged pairs' disagreement
+    /// (none included) beyond the origin's drift at the same time gaps is
+    /// shown to stay below this share of its pairs.
     #[arg(long, value_name = "SHARE", default_value_t = irinorm::learn::digest::DEFAULT_MAX_EXCESS)]
     pub max_excess: f64,
 

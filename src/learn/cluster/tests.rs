@@ -126,7 +126,7 @@ fn a_parameter_selecting_content_on_15_percent_of_pages_is_refused() {
 #[test]
 fn query_order_is_learned_with_the_parameters_it_needs() {
     let mut o = Origin::new("http://h.example".into());
-    for p in 0..5 {
+    for p in 0..25 {
         let d = format!("D{p}");
         let path = format!("/p{p}");
         o.push(&path, Some(&format!("a={p}&b=1")), &d, None);
@@ -162,13 +162,78 @@ fn path_aliases_on_a_drifting_origin() {
     assert!(applied(&o, "no-extension"), "{v:?}");
 }
 
+/// Captures whose order the learner must not depend on: two at the same
+/// second per page and month (one plain, one with a fresh `sid` and a
+/// `ref`), a `view` that selects content on a few pages, and drift.
+fn same_second_captures() -> Vec<(String, String, String, i64)> {
+    let mut v = Vec::new();
+    let mut fresh = 7u64;
+    for p in 0..30u64 {
+        for k in 0..12u64 {
+            let t = 1_600_000_000 + (k / 2) as i64 * 30 * DAY;
+            let version = if p % 4 == 0 { (k + p) / 5 } else { 0 };
+            let view = ["list", "grid", "full"][((k * 7 + p) % 3) as usize];
+            let mut content = format!("{p}@{version}");
+            if p % 7 == 0 {
+                content.push_str(view);
+            }
+            let mut query = format!("view={view}");
+            if k % 2 == 1 {
+                fresh = fresh
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1);
+                query = format!("sid={:x}&{query}&ref={}", fresh >> 40, fresh % 5);
+            }
+            v.push((format!("/p{p}"), query, content, t));
+        }
+    }
+    v
+}
+
+fn learned_from(caps: &[(String, String, String, i64)]) -> Vec<ContentRule> {
+    let mut o = Origin::new("http://h.example".into());
+    for (path, query, digest, t) in caps {
+        o.push(path, Some(query), digest, Some(*t));
+    }
+    let (mut rules, _) = o.learn(&thresholds());
+    rules.sort();
+    rules
+}
+
+#[test]
+fn the_rules_do_not_depend_on_the_input_order() {
+    let caps = same_second_captures();
+    let want = learned_from(&caps);
+    assert!(want.len() >= 3, "{want:?}");
+    let mut rng = 0x2545_f491_4f6c_dd1d_u64;
+    for _ in 0..20 {
+        let mut shuffled = caps.clone();
+        for i in (1..shuffled.len()).rev() {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            shuffled.swap(i, (rng % (i as u64 + 1)) as usize);
+        }
+        assert_eq!(learned_from(&shuffled), want);
+    }
+    let mut reversed = caps;
+    reversed.reverse();
+    assert_eq!(learned_from(&reversed), want);
+}
+
 #[test]
 fn crossings_are_returns_to_an_earlier_content() {
     let rows = |digests: &[u32]| -> Vec<Row> {
         digests
             .iter()
             .enumerate()
-            .map(|(i, d)| (1, Some(i as i64), 0, *d))
+            .map(|(i, d)| Row {
+                key: 1,
+                time: Some(i as i64),
+                digest: *d,
+                tie: 0,
+                url: i as u32,
+            })
             .collect()
     };
     let mut spans = Spans::default();
@@ -186,7 +251,7 @@ fn the_drift_baseline_is_a_nondecreasing_fit() {
     pairs[2] = (10, 5);
     pairs[3] = (10, 1);
     pairs[5] = (20, 10);
-    let b = Baseline::new(&pairs, (40, 0));
+    let b = Baseline::new(&pairs, (40, 0), 0.0);
     // Buckets 2 and 3 pool (0.5 then 0.1 is a violation); 4 is empty and
     // takes the shorter gaps' rate; 0 and 1 take the first block's.
     assert_eq!(b.rate[0], 0.3);
@@ -195,6 +260,26 @@ fn the_drift_baseline_is_a_nondecreasing_fit() {
     assert_eq!(b.rate[5], 0.5);
     assert_eq!(b.rate[BUCKETS - 1], 0.5);
     assert_eq!(b.crossing, 0.0);
+    // At z = 1 each block is charged with its lower Wilson bound: the
+    // sparse first block (0.3 of 20) lower than the larger second.
+    let b = Baseline::new(&pairs, (40, 0), 1.0);
+    assert!((b.rate[2] - wilson_lower(6, 20, 1.0)).abs() < 1e-12);
+    assert!(b.rate[2] > 0.2 && b.rate[2] < 0.3, "{}", b.rate[2]);
+    assert!(b.rate[5] > 0.38 && b.rate[5] < 0.5, "{}", b.rate[5]);
+    assert!((normal_quantile_upper(0.05) - 1.6449).abs() < 1e-3);
+    assert!(normal_quantile_upper(0.5).abs() < 1e-6);
+}
+
+#[test]
+fn binomial_heads() {
+    assert!((binomial_head(0, 20, 0.15) - 0.85f64.powi(20)).abs() < 1e-12);
+    let exact = 0.5f64.powi(10) * (1.0 + 10.0 + 45.0);
+    assert!((binomial_head(2, 10, 0.5) - exact).abs() < 1e-12);
+    assert_eq!(binomial_head(10, 10, 0.3), 1.0);
+    assert_eq!(binomial_head(3, 10, 0.0), 1.0);
+    assert_eq!(binomial_head(3, 10, 1.0), 0.0);
+    // Tighter than the Poisson head with the same mean.
+    assert!(binomial_head(10, 72, 17.6 / 72.0) < 1.0 - poisson_tail(11, 17.6));
 }
 
 #[test]

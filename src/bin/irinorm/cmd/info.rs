@@ -237,8 +237,9 @@ pub fn learn(a: &LearnArgs) -> Result<i32, CliError> {
         a.min_evidence,
         if read.is_some() {
             format!(
-                "; a digest rule is refused when its merged pairs disagree beyond the origin's \
-                 drift (Poisson p < {}){}",
+                "; a digest rule is applied only when its merged pairs' disagreement (none \
+                 included) is shown to stay within the origin's drift plus --max-excess \
+                 (binomial p < {}){}",
                 a.significance,
                 a.window
                     .map(|w| format!(", pairs within {}", duration(w)))
