@@ -62,7 +62,9 @@ use crate::error::{Component, Error, ErrorKind, Result};
 use crate::preprocess::Repairs;
 
 mod fast;
+mod rewrite;
 pub use fast::{is_own_href, is_own_href_parsed};
+pub use rewrite::rewritten_href;
 
 /// A configured WHATWG parser: the base and the query's charset.
 ///
