@@ -72,10 +72,13 @@ pub fn rewritten_href(r: &IriRef<'_>) -> Option<String> {
         out.push(':');
         out.push_str(&n.to_string());
     }
-    if path_start < path_end && path_is_own(b, path_start, path_end, false, r.flags()) {
-        out.push_str(&r.as_str()[path_start..path_end]);
+    let path = &r.as_str()[path_start..path_end];
+    if !path.is_empty() && path_is_own(b, path_start, path_end, false, r.flags()) {
+        out.push_str(path);
+    } else if has_drive_letter_segment(path) {
+        return None;
     } else {
-        push_path(&mut out, &r.as_str()[path_start..path_end]);
+        push_path(&mut out, path);
     }
     out.push_str(&r.as_str()[path_end..]);
     Some(out)
@@ -95,6 +98,16 @@ fn port_of(p: &[u8]) -> Option<Option<u16>> {
         .iter()
         .fold(0u32, |n, &c| n * 10 + u32::from(c - b'0'));
     u16::try_from(n).ok().map(Some)
+}
+
+/// A segment of `path` starts like a Windows drive letter (§4.2: an ASCII
+/// letter, then `:`). The `url` crate keeps such a segment (and the `/`
+/// before it) when a `..` follows, in every scheme, where the Standard
+/// removes it for all but `file`; web mode's keys are the crate's, so the
+/// crate decides.
+fn has_drive_letter_segment(path: &str) -> bool {
+    path.split('/')
+        .any(|s| s.len() >= 2 && s.as_bytes()[0].is_ascii_alphabetic() && s.as_bytes()[1] == b':')
 }
 
 /// §4.2 single-dot URL path segment: `.` or `%2e` (any case).
@@ -227,6 +240,7 @@ mod tests {
             "http:h/a",
             "http://[::1]/",
             "http://a%zz/",
+            "https://h/p/t:/../x",
             "sc://h/",
         ] {
             let r = crate::parse(s);
