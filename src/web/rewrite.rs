@@ -106,8 +106,10 @@ fn port_of(p: &[u8]) -> Option<Option<u16>> {
 /// removes it for all but `file`; web mode's keys are the crate's, so the
 /// crate decides.
 fn has_drive_letter_segment(path: &str) -> bool {
-    path.split('/')
-        .any(|s| s.len() >= 2 && s.as_bytes()[0].is_ascii_alphabetic() && s.as_bytes()[1] == b':')
+    memchr::memchr(b':', path.as_bytes()).is_some()
+        && path.split('/').any(|s| {
+            s.len() >= 2 && s.as_bytes()[0].is_ascii_alphabetic() && s.as_bytes()[1] == b':'
+        })
 }
 
 /// §4.2 single-dot URL path segment: `.` or `%2e` (any case).
