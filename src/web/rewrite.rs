@@ -156,8 +156,11 @@ fn push_path(out: &mut String, path: &str) {
 /// serialization (`None`: the parser fails), in a table of fixed size
 /// indexed by a hash of the host, each entry keyed by the whole host.
 struct HostCache {
-    slots: Vec<Option<(Box<str>, Option<Box<str>>)>>,
+    slots: Vec<Option<Entry>>,
 }
+
+/// A raw host and its serialization (`None`: the parser fails).
+type Entry = (Box<str>, Option<Box<str>>);
 
 const SLOTS: usize = 1024;
 
@@ -194,7 +197,9 @@ fn slot(s: &str) -> usize {
 }
 
 /// The host parser leaves the special host `h` as it is (it serializes
-/// to itself), by [`HostCache`].
+/// to itself), by [`HostCache`]. Out of line: rare in the fast path.
+#[cold]
+#[inline(never)]
 pub(super) fn host_parses_to_itself(h: &str) -> bool {
     HostCache::with(h, |s| s == Some(h))
 }
