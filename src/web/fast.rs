@@ -109,6 +109,7 @@ fn special_scheme(b: &[u8]) -> Option<(usize, Option<u16>)> {
 /// left as they are: no `'` in the query (§1.3 special-query
 /// percent-encode set) and no `#` in the fragment (the URI form encodes
 /// it). From a bit mask of the `'` and `#`, 64 bytes at a time.
+#[inline(always)]
 pub(super) fn tail_is_own(b: &[u8], from: usize) -> bool {
     let mut fragment = false;
     let mut at = from;
@@ -197,6 +198,7 @@ fn port_is_own(p: &[u8], default: u16) -> bool {
 /// `/`, `:` and `.`/`%`, 64 bytes at a time: a `/` after a `/` and a `:`
 /// after a segment's first byte are looked at, and each segment starting
 /// with `.` or `%` (`%2e`).
+#[inline(always)]
 pub(super) fn path_is_own(b: &[u8], start: usize, end: usize, file: bool, flags: u32) -> bool {
     if flags & (PATH_DOT | PCT) == 0 && !file {
         return true;
