@@ -159,11 +159,11 @@ pub(super) fn host_is_own(r: &IriRef<'_>, b: &[u8], start: usize, end: usize) ->
     }
     // An `xn--` label: a label start with `-` two and three bytes on.
     // ToASCII checks its Punycode: the host parser decides, once per host
-    // of the thread (`super::rewrite`).
+    // of the thread (`super::hosts`).
     let mut xn = ((dot << 1) | 1) & (hyphen >> 2) & (hyphen >> 3);
     while xn != 0 {
         if h[xn.trailing_zeros() as usize..].starts_with(b"xn") {
-            return super::rewrite::host_parses_to_itself(&r.as_str()[start..end]);
+            return super::hosts::host_parses_to_itself(&r.as_str()[start..end]);
         }
         xn &= xn - 1;
     }

@@ -11,12 +11,11 @@
 //! the fragment); a reference that is not such a URL gives `None` and
 //! goes to the parser. The host parser itself is the `url` crate's
 //! ([`url::Host::parse`], UTS #46 ToASCII and the IPv4 parser), run once
-//! per distinct host of a thread and remembered: the links of a page
-//! name a few hosts many times.
-
-use std::cell::RefCell;
+//! per distinct host of a thread and remembered ([`super::hosts`]): the
+//! links of a page name a few hosts many times.
 
 use super::fast::{host_is_own, path_is_own, tail_is_own};
+use super::hosts::HostCache;
 use crate::iri::flags::NON_ASCII;
 use crate::{HostKind, IriRef};
 
@@ -150,58 +149,6 @@ fn push_path(out: &mut String, path: &str) {
             out.push_str(seg);
         }
     }
-}
-
-/// Hosts the host parser has seen on this thread: the raw host → its
-/// serialization (`None`: the parser fails), in a table of fixed size
-/// indexed by a hash of the host, each entry keyed by the whole host.
-struct HostCache {
-    slots: Vec<Option<Entry>>,
-}
-
-/// A raw host and its serialization (`None`: the parser fails).
-type Entry = (Box<str>, Option<Box<str>>);
-
-const SLOTS: usize = 1024;
-
-thread_local! {
-    static HOSTS: RefCell<HostCache> = RefCell::new(HostCache { slots: vec![None; SLOTS] });
-}
-
-impl HostCache {
-    /// `f` of the serialization of the special host `raw` (§3.5 host
-    /// parser, §3.6 serializer), or of `None` when the parser fails.
-    fn with<R>(raw: &str, f: impl FnOnce(Option<&str>) -> R) -> R {
-        HOSTS.with(|c| {
-            let mut c = c.borrow_mut();
-            let i = slot(raw);
-            let hit = matches!(&c.slots[i], Some((k, _)) if &**k == raw);
-            if !hit {
-                let parsed = url::Host::parse(raw)
-                    .ok()
-                    .map(|h| h.to_string().into_boxed_str());
-                c.slots[i] = Some((raw.into(), parsed));
-            }
-            let entry = c.slots[i].as_ref().and_then(|(_, h)| h.as_deref());
-            f(entry)
-        })
-    }
-}
-
-/// The slot of a host: FNV-1a of its bytes.
-fn slot(s: &str) -> usize {
-    let h = s.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, c| {
-        (h ^ u64::from(c)).wrapping_mul(0x100_0000_01b3)
-    });
-    (h >> 32) as usize % SLOTS
-}
-
-/// The host parser leaves the special host `h` as it is (it serializes
-/// to itself), by [`HostCache`]. Out of line: rare in the fast path.
-#[cold]
-#[inline(never)]
-pub(super) fn host_parses_to_itself(h: &str) -> bool {
-    HostCache::with(h, |s| s == Some(h))
 }
 
 #[cfg(test)]
