@@ -62,7 +62,10 @@ use crate::error::{Component, Error, ErrorKind, Result};
 use crate::preprocess::Repairs;
 
 mod fast;
+mod hosts;
+mod rewrite;
 pub use fast::{is_own_href, is_own_href_parsed};
+pub use rewrite::rewritten_href;
 
 /// A configured WHATWG parser: the base and the query's charset.
 ///

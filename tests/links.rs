@@ -540,6 +540,7 @@ fn the_join_per_page_equals_resolving_each_link() {
         "http://h.example/d/",
         "https://H.EXAMPLE/a/../b/c",
         "http://h.example/d/%7Ex;p?a&b",
+        "https://münchen.example/d/",
     ];
     let hrefs = [
         "",
@@ -596,6 +597,18 @@ fn the_join_per_page_equals_resolving_each_link() {
         "//[::1]/",
         "//x.example:99999/",
         "http://[x/",
+        "//MÜNCHEN.example/p",
+        "//WWW.Example.COM:80/a/./b",
+        "\\\\x.example:0080/a/../b",
+        "HTTPS://X.EXAMPLE:0443/a/%2E%2e/b/.",
+        "Http://xn--mnchen-3ya.example:8080",
+        "https://xn--a.example/",
+        "http://0x7f.1/a",
+        "http://a.1/",
+        "http://ex%41mple.com/a/..",
+        "/a/t:/../b",
+        "../t:/../b",
+        "http://faß.de/?q#f",
     ];
     let mut csv = String::from("s,t\n");
     for p in pages {

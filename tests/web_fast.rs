@@ -13,13 +13,16 @@ use std::borrow::Cow;
 use std::io::Read;
 use std::path::Path;
 
-use irinorm::web::{is_own_href, Href, WebParser};
+use irinorm::web::{is_own_href, rewritten_href, Href, WebParser};
 use irinorm::{Level, Normalizer, Options, Repairs};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 
 /// Checks the fast path's promise on `s`; returns whether `s` took it.
+/// Also [`rewritten_href`]'s: when it gives an `href`, it is the `url`
+/// crate's.
 fn check(s: &str, ladders: &[(Level, Normalizer)]) -> bool {
+    check_rewrite(s);
     if !is_own_href(s) {
         return false;
     }
@@ -48,6 +51,22 @@ fn check(s: &str, ladders: &[(Level, Normalizer)]) -> bool {
             (Err(_), Err(_)) => {}
             (a, b) => panic!("{s:?} at {level:?}: fast {a:?}, full {b:?}"),
         }
+    }
+    true
+}
+
+/// [`rewritten_href`] of `s` is the `url` crate's `href`; returns whether
+/// it gave one.
+fn check_rewrite(s: &str) -> bool {
+    let Ok(r) = irinorm::parse(s) else {
+        return false;
+    };
+    let Some(h) = rewritten_href(&r) else {
+        return false;
+    };
+    match url::Url::parse(s) {
+        Ok(u) => assert_eq!(u.as_str(), h, "{s:?}: rewritten, but the href differs"),
+        Err(e) => panic!("{s:?}: rewritten to {h:?}, but the URL Standard rejects it: {e}"),
     }
     true
 }
@@ -169,6 +188,9 @@ fn reference() -> impl Strategy<Value = String> {
         "wss://",
         "ftp://",
         "HTTP://",
+        "Https://",
+        "WSS://",
+        "fTp://",
         "http:/",
         "http:",
         "http:\\\\",
@@ -189,6 +211,11 @@ fn reference() -> impl Strategy<Value = String> {
         "xn--mnchen-3ya",
         "xn--a",
         "A",
+        "WWW",
+        "M\u{dc}NCHEN",
+        "fa\u{df}",
+        "\u{ff21}",
+        "xn--MNCHEN-3YA",
         "ex%41",
         "localhost",
         "",
@@ -202,7 +229,21 @@ fn reference() -> impl Strategy<Value = String> {
     let host = prop::collection::vec(label, 1..5).prop_map(|v| v.join("."));
     let dot = prop::sample::select(vec!["", "", "."]);
     let port = prop::sample::select(vec![
-        "", "", "", ":", ":80", ":443", ":21", ":8080", ":080", ":65535", ":65536", ":1",
+        "",
+        "",
+        "",
+        ":",
+        ":80",
+        ":443",
+        ":21",
+        ":8080",
+        ":080",
+        ":65535",
+        ":65536",
+        ":1",
+        ":0080",
+        ":00000000443",
+        ":",
     ]);
     let noisy = "[a-z0-9/?#%.'`\\\\|{}<> \t^\"\\[\\]@:;=!$&()*+,~_éE2e-]{0,24}";
     let clean = "(/[a-z0-9._~'C:-]{0,6}(%2[eE])?){1,4}([?][a-z0-9'=&/.]{0,8})?(#[a-z#'?]{0,4})?";
@@ -230,4 +271,8 @@ fn generated_inputs_reach_the_fast_path() {
         .filter(|_| check(&strategy.new_tree(&mut runner).unwrap().current(), &l))
         .count();
     assert!((100..4900).contains(&fast), "{fast} of 5000");
+    let rewritten = (0..5000)
+        .filter(|_| check_rewrite(&strategy.new_tree(&mut runner).unwrap().current()))
+        .count();
+    assert!((100..4900).contains(&rewritten), "{rewritten} of 5000");
 }

@@ -17,7 +17,7 @@
 //! | the reference parses as an IRI (RFC 3987 §2.2) and is ASCII: no C0 control, space, `\`, `"`, `<`, `>`, `` ` ``, `^`, `{`, `}`, `\|`, no `[`/`]` outside an IP literal, every `%` followed by two hex digits | §4.4 basic URL parser steps 1–3 (trim C0 and space, remove TAB/LF/CR); §1.3 path, query and fragment percent-encode sets; `\` read as `/` in special URLs | trimming, tab/newline removal, backslash repair, percent-encoding |
 //! | the scheme is `http`, `https`, `ws`, `wss`, `ftp` or `file`, in lowercase, followed by `//` (an authority) | §4.1 special scheme; §4.4 scheme state (lowercased), special authority slashes state, file state | scheme case, `http:x`, `http:/x` |
 //! | no userinfo | §4.4 authority state; §1.3 userinfo percent-encode set | credentials re-encoded, an empty `@` dropped |
-//! | the host is an IPv4 address as RFC 3986 writes one (dec-octets), or at most 64 bytes of labels of lowercase `a-z`, `0-9`, `-`: none empty (no trailing `.`), none starting `xn--` | §3.5 host parsing, §3.3 domain to ASCII (UTS #46 ToASCII is the identity on such labels), §3.6 host serializing | uppercase, percent-decoding, IDNA, IPv6 compression |
+//! | the host is an IPv4 address as RFC 3986 writes one (dec-octets), or at most 64 bytes of labels of lowercase `a-z`, `0-9`, `-`: none empty (no trailing `.`), and one with an `xn--` label only if the host parser gives it back as it is (asked once per host of a thread) | §3.5 host parsing, §3.3 domain to ASCII (UTS #46 ToASCII is the identity on such labels), §3.6 host serializing | uppercase, percent-decoding, IDNA, IPv6 compression |
 //! | a reg-name's last label is not a number (all digits, or `0x…`) | §3.5 "ends in a number checker" and IPv4 parser | IPv4 shorthand, octal, hex, `a.1` failures |
 //! | no port, or 1–5 digits without a leading zero, at most 65535, not the scheme's default port | §4.4 port state; §4.1 default port | `:80`, `:080`, `:`, ports out of range |
 //! | `file`: no port, the host empty or not `localhost`; no empty path segment (`//`), none starting with a Windows drive letter (a letter and `:` or `\|`) | §4.4 file host state, path state; §4.2 Windows drive letter | `localhost` emptied, a host moved into the path |
@@ -109,7 +109,8 @@ fn special_scheme(b: &[u8]) -> Option<(usize, Option<u16>)> {
 /// left as they are: no `'` in the query (§1.3 special-query
 /// percent-encode set) and no `#` in the fragment (the URI form encodes
 /// it). From a bit mask of the `'` and `#`, 64 bytes at a time.
-fn tail_is_own(b: &[u8], from: usize) -> bool {
+#[inline(always)]
+pub(super) fn tail_is_own(b: &[u8], from: usize) -> bool {
     let mut fragment = false;
     let mut at = from;
     while at < b.len() {
@@ -132,15 +133,15 @@ fn tail_is_own(b: &[u8], from: usize) -> bool {
 /// as it is: an IPv4 address as RFC 3986 writes one (dec-octets, which is
 /// §3.6's form), or a reg-name of at most 64 bytes (longer ones take the
 /// full path) with no uppercase letter, `%` or non-ASCII character (the
-/// parse's flags), no empty label, no `xn--` label, and a last label that
-/// is no number (all digits, or `0x…`, which §3.5's "ends in a number
+/// parse's flags), no empty label, and a last label that is no number (all digits, or `0x…`, which §3.5's "ends in a number
 /// checker" sends to the IPv4 parser). The other bytes RFC 3986 allows in
 /// a reg-name (`a-z`, digits, `-._~!$&'()*+,;=`) are no forbidden domain
 /// code point (§3.1) and UTS #46 ToASCII (§3.3, *UseSTD3ASCIIRules* false)
-/// maps none of them. The labels are read from bit masks of the host's
+/// maps none of them; a host with an `xn--` label is asked of the host
+/// parser (whose Punycode checks are not repeated here). The labels are read from bit masks of the host's
 /// `.` and `-`.
 #[inline(always)]
-fn host_is_own(r: &IriRef<'_>, b: &[u8], start: usize, end: usize) -> bool {
+pub(super) fn host_is_own(r: &IriRef<'_>, b: &[u8], start: usize, end: usize) -> bool {
     match r.host_kind() {
         Some(HostKind::Ipv4) => return true,
         Some(HostKind::RegName) if start < end && end - start <= 64 => {}
@@ -157,10 +158,12 @@ fn host_is_own(r: &IriRef<'_>, b: &[u8], start: usize, end: usize) -> bool {
         return false;
     }
     // An `xn--` label: a label start with `-` two and three bytes on.
+    // ToASCII checks its Punycode: the host parser decides, once per host
+    // of the thread (`super::hosts`).
     let mut xn = ((dot << 1) | 1) & (hyphen >> 2) & (hyphen >> 3);
     while xn != 0 {
         if h[xn.trailing_zeros() as usize..].starts_with(b"xn") {
-            return false;
+            return super::hosts::host_parses_to_itself(&r.as_str()[start..end]);
         }
         xn &= xn - 1;
     }
@@ -195,7 +198,8 @@ fn port_is_own(p: &[u8], default: u16) -> bool {
 /// `/`, `:` and `.`/`%`, 64 bytes at a time: a `/` after a `/` and a `:`
 /// after a segment's first byte are looked at, and each segment starting
 /// with `.` or `%` (`%2e`).
-fn path_is_own(b: &[u8], start: usize, end: usize, file: bool, flags: u32) -> bool {
+#[inline(always)]
+pub(super) fn path_is_own(b: &[u8], start: usize, end: usize, file: bool, flags: u32) -> bool {
     if flags & (PATH_DOT | PCT) == 0 && !file {
         return true;
     }
@@ -308,13 +312,16 @@ mod tests {
             let want = r.host_kind() == Some(HostKind::Ipv4)
                 || (!h.is_empty()
                     && h.len() <= 64
-                    && h.split('.').all(|l| !l.is_empty() && !l.starts_with("xn--"))
-                    && h.rsplit('.').next().is_some_and(|l| {
+                    && h.split('.').all(|l| !l.is_empty())
+                    && if h.split('.').any(|l| l.starts_with("xn--")) {
+                        // The host parser decides a Punycode label.
+                        url::Host::parse(&h).is_ok_and(|p| p.to_string() == h)
+                    } else { h.rsplit('.').next().is_some_and(|l| {
                         // No number: one ends in a hex digit or `x`.
                         let end = l.bytes().last().unwrap_or(b'.');
                         !(end.is_ascii_hexdigit() || end == b'x')
                             || !(l.bytes().all(|c| c.is_ascii_digit()) || l.starts_with("0x"))
-                    }));
+                    }) });
             let (s, e) = r.host_range().unwrap();
             prop_assert_eq!(host_is_own(&r, line.as_bytes(), s, e), want, "{}", h);
         }
@@ -332,6 +339,7 @@ mod tests {
             "file://deps/v8/a.js",
             "https://a-b.c/it's?q#it's",
             "http://h/a?b/..#c/./d",
+            "http://xn--mnchen-3ya.de/",
         ] {
             assert!(is_own_href(s), "{s}");
         }
@@ -356,7 +364,9 @@ mod tests {
             "http://01.2.3.4/",
             "http://256.2.3.4/",
             "http://a.0x1/",
-            "http://xn--mnchen-3ya.de/",
+            "http://xn--a.de/",
+            "http://xn--55555577.de/",
+            "http://xn--mnchen-3ya.xn--a/",
             "http://ex%41mple.com/",
             "http://u@h/",
             "http://h:80/",

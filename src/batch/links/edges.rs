@@ -273,6 +273,8 @@ fn push_field(out: &mut String, s: &str) {
 /// serialization: what a relative reference is appended to.
 #[derive(Clone, Copy)]
 struct BaseEnds {
+    /// After the scheme's `:`.
+    scheme: usize,
     /// Before the path (`scheme://authority`).
     origin: usize,
     /// After the last `/` of the path.
@@ -289,6 +291,7 @@ fn base_ends(b: &url::Url) -> Option<BaseEnds> {
     let path = b[..url::Position::AfterPath].len();
     let dir = origin + b.as_str()[origin..path].rfind('/')? + 1;
     Some(BaseEnds {
+        scheme: b.scheme().len() + 1,
         origin,
         dir,
         path,
@@ -302,12 +305,12 @@ enum RefShape {
     /// `scheme://…`: the base plays no part.
     Authority,
     /// A reference the parser reads as the base's serialization up to a
-    /// point, then the reference: a path segment (the base's directory),
-    /// `/` and a segment (its origin), `?…` (its path), `#…` or nothing
-    /// (its query).
+    /// point, then the reference: `//` (or `\\`, `/\`, `\/`: the
+    /// base's scheme), a path segment (its directory), `/` and a segment
+    /// (its origin), `?…` (its path), `#…` or nothing (its query).
     Append(fn(&BaseEnds) -> usize),
-    /// Anything else (`//…`, `scheme:…`, leading spaces or controls, tabs
-    /// or newlines): the full join.
+    /// Anything else (`scheme:…` without `//`, leading spaces or
+    /// controls, tabs or newlines): the full join.
     Other,
 }
 
@@ -332,8 +335,9 @@ fn ref_shape(r: &str) -> RefShape {
         };
     }
     match (first, b.get(1)) {
-        // A special scheme reads `\` as `/`.
-        (b'/' | b'\\', Some(b'/' | b'\\')) => RefShape::Other,
+        // A special scheme reads `\` as `/`; two of them start an
+        // authority (§4.4 relative slash state).
+        (b'/' | b'\\', Some(b'/' | b'\\')) => RefShape::Append(|e| e.scheme),
         (b'/' | b'\\', _) => RefShape::Append(|e| e.origin),
         (b'?', _) => RefShape::Append(|e| e.path),
         (b'#', _) => RefShape::Append(|e| e.query),
@@ -355,12 +359,12 @@ fn web_key<'r>(
     buf: &mut String,
 ) -> Result<Cow<'r, str>, RejectReason> {
     let quick = match (ref_shape(href), ends) {
-        (RefShape::Authority, _) => (cx.key)(href, None).ok(),
+        (RefShape::Authority, _) => href_key(cx, href),
         (RefShape::Append(upto), Some(e)) => {
             buf.clear();
             buf.push_str(&base.as_str()[..upto(&e)]);
             buf.push_str(href);
-            (cx.key)(buf, None).ok().map(|k| Cow::Owned(k.into_owned()))
+            href_key(cx, buf).map(|k| Cow::Owned(k.into_owned()))
         }
         _ => None,
     };
@@ -374,6 +378,22 @@ fn web_key<'r>(
             crate::ErrorKind::UrlStandard(e.to_string()),
         ))),
     }
+}
+
+/// The key of the absolute reference `s` in web mode, when it is its own
+/// `href` ([`crate::web::is_own_href_parsed`]) or only its scheme case,
+/// host, port or dot segments change ([`crate::web::rewritten_href`]):
+/// the key function then keys an `href`, which takes its fast path.
+/// `None` leaves `s` to the full join (and a key error to it too).
+fn href_key<'s>(cx: &Ctx<'_>, s: &'s str) -> Option<Cow<'s, str>> {
+    let r = crate::parse(s).ok()?;
+    if crate::web::is_own_href_parsed(&r) {
+        return (cx.key)(s, None).ok();
+    }
+    let href = crate::web::rewritten_href(&r)?;
+    (cx.key)(&href, None)
+        .ok()
+        .map(|k| Cow::Owned(k.into_owned()))
 }
 
 impl LinkReject {
