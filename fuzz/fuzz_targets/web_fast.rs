@@ -14,7 +14,11 @@ fuzz_target!(|data: &[u8]| {
     let s = String::from_utf8_lossy(data);
     if let Some(h) = irinorm::parse(&s).ok().and_then(|r| rewritten_href(&r)) {
         let href = url::Url::parse(&s).map(String::from);
-        assert_eq!(href.as_deref(), Ok(&*h), "{s:?}: rewritten, but not its href");
+        assert_eq!(
+            href.as_deref(),
+            Ok(&*h),
+            "{s:?}: rewritten, but not its href"
+        );
     }
     if !is_own_href(&s) {
         return;
