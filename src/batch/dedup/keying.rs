@@ -277,11 +277,20 @@ impl<'a> ChunkBuilder<'a> {
         let data = self.data;
         let ex = if self.examples { ex } else { &data[..0] };
         let mut example = None;
-        if split && k.contains(' ') {
-            for (item, p) in k.split(' ').filter(|p| !p.is_empty()).enumerate() {
-                if !self.insert(p.as_bytes(), &mut example, ex, line, item as u32) {
+        let b = k.as_bytes();
+        if split && memchr::memchr(b' ', b).is_some() {
+            // The non-empty items between spaces, numbered in order.
+            let (mut start, mut item) = (0, 0);
+            for end in memchr::memchr_iter(b' ', b).chain([b.len()]) {
+                let p = &b[start..end];
+                start = end + 1;
+                if p.is_empty() {
+                    continue;
+                }
+                if !self.insert(p, &mut example, ex, line, item) {
                     return false;
                 }
+                item += 1;
             }
             true
         } else {
