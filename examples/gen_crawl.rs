@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! cargo run --release --example gen_crawl -- eval [SEED ...] [-v] [--significance P]
-//!     [--max-excess X] [--min-evidence N]
+//!     [--max-excess X] [--pool-origins N] [--pool-share S] [--min-evidence N]
 //! cargo run --release --example gen_crawl -- cdxj SEED CAPTURES OUT.cdxj
 //! ```
 //!
@@ -566,6 +566,8 @@ fn main() -> std::io::Result<()> {
                     "-v" => verbose = true,
                     "--significance" => opts.significance = value(),
                     "--max-excess" => opts.max_excess = value(),
+                    "--pool-origins" => opts.pool_origins = value() as usize,
+                    "--pool-share" => opts.pool_share = value(),
                     "--min-evidence" => opts.min_evidence = value() as usize,
                     s => seeds.push(s.parse().expect("SEED")),
                 }
@@ -578,7 +580,7 @@ fn main() -> std::io::Result<()> {
         _ => {
             eprintln!(
                 "usage: gen_crawl eval [SEED ...] [-v] [--significance P] [--max-excess X] \
-                 [--min-evidence N] | gen_crawl cdxj SEED CAPTURES OUT.cdxj"
+                 [--pool-origins N] [--pool-share S] [--min-evidence N] | gen_crawl cdxj SEED CAPTURES OUT.cdxj"
             );
             std::process::exit(2)
         }

@@ -97,6 +97,11 @@ pub struct Thresholds {
     /// Excess disagreement over drift (a share of the merged pairs) that a
     /// rule must be shown to stay below.
     pub max_excess: f64,
+    /// Origins a pooled verdict needs (0: no pooling).
+    pub pool_origins: usize,
+    /// The largest share of a pattern's decisive origins that may show it
+    /// selecting content for it to be pooled.
+    pub pool_share: f64,
 }
 
 /// One candidate rule of an origin.
@@ -446,7 +451,7 @@ fn normal_quantile_upper(p: f64) -> f64 {
 }
 
 /// `P(X <= k)` for `X ~ Binomial(n, p)`.
-fn binomial_head(k: usize, n: usize, p: f64) -> f64 {
+pub(super) fn binomial_head(k: usize, n: usize, p: f64) -> f64 {
     if p >= 1.0 {
         return if k >= n { 1.0 } else { 0.0 };
     }
@@ -848,8 +853,16 @@ impl Origin {
         out
     }
 
-    /// Learn this origin's rules: every candidate with its verdict.
+    /// Learn this origin's rules on its own evidence: every candidate with
+    /// its verdict.
     pub fn learn(&self, t: &Thresholds) -> (Vec<ContentRule>, OriginStats) {
+        let (judged, stats) = self.judge_all(t);
+        (judged.into_iter().map(|j| j.rule).collect(), stats)
+    }
+
+    /// Every candidate with its verdict on this origin's own evidence and
+    /// what the pooled pass ([`pool`](super::pool)) needs besides.
+    pub fn judge_all(&self, t: &Thresholds) -> (Vec<Judgement>, OriginStats) {
         let (cands, stats) = self.candidates(t.min_evidence);
         if cands.is_empty() {
             return (Vec::new(), stats);
@@ -916,7 +929,7 @@ impl Origin {
                 } else {
                     (j.disagreeing as f64 - j.expected).ceil().max(1.0) as usize
                 };
-                ContentRule {
+                let rule = ContentRule {
                     origin: self.origin.clone(),
                     kind,
                     pattern,
@@ -928,13 +941,30 @@ impl Origin {
                         disagreeing: j.disagreeing,
                         drift_ppm: (j.expected / j.pairs.max(1) as f64 * 1e6).round() as u32,
                     },
+                };
+                Judgement {
+                    rule,
+                    crossed: !alive,
+                    expected: j.expected,
                 }
             })
             // A parameter name the rules file cannot hold is never a rule.
-            .filter(|r| r.kind != ContentKind::IgnoreParam || valid_param(&r.pattern))
+            .filter(|j| j.rule.kind != ContentKind::IgnoreParam || valid_param(&j.rule.pattern))
             .collect();
         (rules, stats)
     }
+}
+
+/// A candidate judged on its origin's own evidence.
+#[derive(Debug, Clone)]
+pub struct Judgement {
+    /// The candidate with its own verdict (`contradictions` 0: applied).
+    pub rule: ContentRule,
+    /// Refused by the crossing test (step 1): its merged pairs return to
+    /// earlier contents more often than the origin's own URLs do.
+    pub crossed: bool,
+    /// Disagreements the origin's drift baseline explains among its pairs.
+    pub expected: f64,
 }
 
 /// A parameter name the rules file and `ContentRules` can hold.

@@ -31,7 +31,8 @@ use std::collections::HashMap;
 
 use rayon::prelude::*;
 
-use super::cluster::{Origin, OriginStats, Thresholds};
+use super::cluster::{Judgement, Origin, OriginStats, Thresholds};
+use super::pool;
 use super::records::timestamp_secs;
 use super::MIN_EVIDENCE;
 use crate::iri::parse;
@@ -54,6 +55,14 @@ pub const DEFAULT_SIGNIFICANCE: f64 = 0.05;
 /// merged pairs, that a rule must be shown to stay below.
 pub const DEFAULT_MAX_EXCESS: f64 = 0.15;
 
+/// Default number of origins a pooled verdict needs.
+pub const DEFAULT_POOL_ORIGINS: usize = 3;
+
+/// Default largest share of a pattern's decisive origins (those that show
+/// it safe or selecting on their own) that may show it selecting content
+/// for its pooled evidence to be used.
+pub const DEFAULT_POOL_SHARE: f64 = 0.25;
+
 /// Thresholds of [`learn`].
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DigestOptions {
@@ -66,6 +75,10 @@ pub struct DigestOptions {
     pub window: Option<i64>,
     /// See [`DEFAULT_MAX_EXCESS`].
     pub max_excess: f64,
+    /// See [`DEFAULT_POOL_ORIGINS`]; 0 judges each origin alone.
+    pub pool_origins: usize,
+    /// See [`DEFAULT_POOL_SHARE`].
+    pub pool_share: f64,
 }
 
 impl Default for DigestOptions {
@@ -75,6 +88,8 @@ impl Default for DigestOptions {
             significance: DEFAULT_SIGNIFICANCE,
             window: None,
             max_excess: DEFAULT_MAX_EXCESS,
+            pool_origins: DEFAULT_POOL_ORIGINS,
+            pool_share: DEFAULT_POOL_SHARE,
         }
     }
 }
@@ -86,6 +101,8 @@ impl DigestOptions {
             significance: self.significance,
             window: self.window,
             max_excess: self.max_excess,
+            pool_origins: self.pool_origins,
+            pool_share: self.pool_share,
         }
     }
 }
@@ -195,21 +212,22 @@ pub fn learn(records: &[DigestRecord], opts: &DigestOptions) -> ContentRules {
             .push(parts.path, parts.query, &r.digest, time);
     }
     let origins: Vec<Origin> = origins.into_values().collect();
-    let (rules, _) = learn_origins(&origins, opts);
+    let (judged, _) = learn_origins(&origins, opts);
+    let (rules, _) = pool::decide(judged, &opts.thresholds());
     let mut rules = ContentRules::from_candidates(rules);
     rules.records = records.len();
     rules.unusable = unusable;
     rules
 }
 
-/// Learn several origins on the rayon pool: their candidates and summed
-/// statistics.
+/// Judge several origins on the rayon pool, each on its own evidence:
+/// their candidates and summed statistics.
 pub(crate) fn learn_origins(
     origins: &[Origin],
     opts: &DigestOptions,
-) -> (Vec<ContentRule>, OriginStats) {
+) -> (Vec<Judgement>, OriginStats) {
     let t = opts.thresholds();
-    origins.par_iter().map(|o| o.learn(&t)).reduce(
+    origins.par_iter().map(|o| o.judge_all(&t)).reduce(
         || (Vec::new(), OriginStats::default()),
         |(mut a, sa), (b, sb)| {
             a.extend(b);

@@ -350,7 +350,7 @@ fn learn_grouped_origins(
         ));
     }
     outs.sort_unstable_by_key(|o| o.seq);
-    Ok(gather(outs))
+    Ok(gather(outs, &opts.thresholds()))
 }
 
 fn learn_batch(b: Batch, opts: &DigestOptions) -> ChunkOut {
@@ -371,7 +371,7 @@ fn learn_batch(b: Batch, opts: &DigestOptions) -> ChunkOut {
             };
             o.push(path, query, digest, time);
         }
-        let (rules, stats) = o.learn(&t);
+        let (rules, stats) = o.judge_all(&t);
         out.rules.extend(rules);
         out.stats = out.stats.plus(stats);
         out.origins += 1;

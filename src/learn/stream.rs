@@ -27,8 +27,9 @@ use std::sync::{mpsc, Arc, Mutex};
 
 use rayon::prelude::*;
 
-use super::cluster::{Origin, OriginStats};
-use super::digest::{split_key, url_key, ContentRule, ContentRules, DigestOptions};
+use super::cluster::{Judgement, Origin, OriginStats, Thresholds};
+use super::digest::{split_key, url_key, ContentRules, DigestOptions};
+use super::pool::{self, Pooled};
 use super::records::{index_line, timestamp_secs, IndexLine};
 use crate::cdx::{CdxLayout, Format};
 
@@ -49,6 +50,9 @@ pub struct Learnt {
     /// Origins learned and what the learner saw on them.
     pub origins: usize,
     pub stats: OriginStats,
+    /// The patterns whose evidence pooled across origins applied rules
+    /// (see [`pool`](super::pool)), by kind and pattern.
+    pub pooled: Vec<Pooled>,
 }
 
 /// Why a streaming pass stopped.
@@ -83,7 +87,7 @@ struct Chunk {
 #[derive(Default)]
 pub(super) struct ChunkOut {
     pub(super) seq: usize,
-    pub(super) rules: Vec<ContentRule>,
+    pub(super) rules: Vec<Judgement>,
     pub(super) rejected: Vec<(usize, String)>,
     pub(super) not_200: usize,
     pub(super) redirects: Vec<(String, String)>,
@@ -206,7 +210,7 @@ pub fn learn_sorted_with<R: BufRead>(
         });
     }
     outs.sort_unstable_by_key(|o| o.seq);
-    Ok(gather(outs))
+    Ok(gather(outs, &opts.thresholds()))
 }
 
 /// The reading thread: lines into chunks that end at a host boundary.
@@ -372,7 +376,7 @@ fn learn_chunk(c: Chunk, opts: &DigestOptions, claims: &Claims) -> ChunkOut {
         }
     }
     for o in &origins.list {
-        let (rules, stats) = o.learn(&t);
+        let (rules, stats) = o.judge_all(&t);
         out.rules.extend(rules);
         out.stats = out.stats.plus(stats);
     }
@@ -380,7 +384,9 @@ fn learn_chunk(c: Chunk, opts: &DigestOptions, claims: &Claims) -> ChunkOut {
     out
 }
 
-pub(super) fn gather(outs: Vec<ChunkOut>) -> Learnt {
+/// The chunks' figures summed, and the second pass over every origin's
+/// verdicts ([`pool::decide`]).
+pub(super) fn gather(outs: Vec<ChunkOut>, t: &Thresholds) -> Learnt {
     let mut l = Learnt::default();
     let (mut records, mut unusable) = (0, 0);
     let mut rules = Vec::new();
@@ -394,7 +400,9 @@ pub(super) fn gather(outs: Vec<ChunkOut>) -> Learnt {
         l.origins += o.origins;
         l.stats = l.stats.plus(o.stats);
     }
+    let (rules, pooled) = pool::decide(rules, t);
     l.rules = ContentRules::from_candidates(rules);
+    l.pooled = pooled;
     l.rules.records = records;
     l.rules.unusable = unusable;
     l

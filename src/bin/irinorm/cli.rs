@@ -107,7 +107,9 @@ pub enum Command {
     /// the content (ignore-param), and path aliases (alias-slash,
     /// alias-index, case-insensitive-path). A rule needs --min-evidence
     /// independent agreeing pages, and its merged pairs' disagreement (none
-    /// included) shown to be the origin's drift: some 20 pairs at least.
+    /// included) shown to be the origin's drift: some 20 pairs at least, or,
+    /// on a sparse origin, the pairs of the same kind and pattern pooled
+    /// across origins (--pool-origins, --pool-share).
     /// Only status-200 captures (or captures without a status) are content
     /// evidence; 3xx captures with a target (CDX `r`, CDXJ `redirect`) are
     /// redirect evidence, learned together with --redirects.
@@ -342,6 +344,20 @@ pub struct LearnArgs {
     /// shown to stay below this share of its pairs.
     #[arg(long, value_name = "SHARE", default_value_t = irinorm::learn::digest::DEFAULT_MAX_EXCESS)]
     pub max_excess: f64,
+
+    /// Digests: a candidate its origin has too few pairs to show safe is
+    /// applied when the pairs of its kind and pattern (a parameter name, an
+    /// alias, query order) pooled over at least N origins show it safe; 0
+    /// judges each origin alone.
+    #[arg(long, value_name = "N", default_value_t = irinorm::learn::digest::DEFAULT_POOL_ORIGINS)]
+    pub pool_origins: usize,
+
+    /// Digests: pooled evidence is used only for a pattern that at most
+    /// this share of the origins deciding it on their own show selecting
+    /// content; a pattern that most of them show selecting is refused on
+    /// every origin.
+    #[arg(long, value_name = "SHARE", default_value_t = irinorm::learn::digest::DEFAULT_POOL_SHARE)]
+    pub pool_share: f64,
 
     /// Write the rules file here (TSV host,kind,pattern,support,
     /// contradictions; replaced atomically) instead of printing a report.

@@ -11,6 +11,8 @@ fn thresholds() -> Thresholds {
         significance: 0.05,
         window: None,
         max_excess: 0.15,
+        pool_origins: 3,
+        pool_share: 0.25,
     }
 }
 

@@ -7,6 +7,7 @@ use std::io::Write;
 
 use irinorm::batch::OutputFile;
 use irinorm::learn::digest::{self, DigestOptions, Evidence};
+use irinorm::learn::pool::Pooled;
 use irinorm::learn::Learned;
 use irinorm::{Level, Mode, Rules};
 
@@ -153,6 +154,8 @@ pub fn learn(a: &LearnArgs) -> Result<i32, CliError> {
         significance: a.significance,
         window: a.window,
         max_excess: a.max_excess,
+        pool_origins: a.pool_origins,
+        pool_share: a.pool_share,
     };
     let mut read = match &a.digests {
         Some(p) => Some(learn_digests(a, p, &opts)?),
@@ -238,19 +241,64 @@ pub fn learn(a: &LearnArgs) -> Result<i32, CliError> {
         if read.is_some() {
             format!(
                 "; a digest rule is applied only when its merged pairs' disagreement (none \
-                 included) is shown to stay within the origin's drift plus --max-excess \
-                 (binomial p < {}){}",
+                 included) is shown to stay within the origin's drift plus --max-excess {} \
+                 (binomial p < {}){}{}",
+                a.max_excess,
                 a.significance,
                 a.window
                     .map(|w| format!(", pairs within {}", duration(w)))
-                    .unwrap_or_default()
+                    .unwrap_or_default(),
+                if a.pool_origins > 0 {
+                    format!(
+                        ", on its origin's pairs or on those of its kind and pattern pooled \
+                         over at least {} origins, of which at most a share {} show it \
+                         selecting content",
+                        a.pool_origins.max(2),
+                        a.pool_share
+                    )
+                } else {
+                    String::new()
+                }
             )
         } else {
             String::new()
         }
     ));
     rules_report(&mut t, &learned);
+    if let Some((_, r)) = &read {
+        pooled_report(&mut t, &r.pooled);
+    }
     write_stdout(t.as_bytes())
+}
+
+/// The patterns whose pooled evidence applied rules their origins could
+/// not show safe alone: the pooled figures and the origins (each rule's
+/// own figures are in the rules table).
+fn pooled_report(t: &mut String, pooled: &[Pooled]) {
+    if pooled.is_empty() {
+        return;
+    }
+    t.push_str(
+        "\napplied on pooled evidence (kind and pattern over the origins with pairs; \
+         each rule's own figures are in the rules table):\n\
+         kind,pattern,origins,safe_alone,pairs,disagreeing,drift,p,applied_on\n",
+    );
+    for p in pooled {
+        let hosts: Vec<String> = p.applied.iter().map(|h| escape(h)).collect();
+        t.push_str(&format!(
+            "{},{},{},{},{},{} ({:.1}%),{:.1}%,{:.2e},{}\n",
+            p.kind,
+            escape(&p.pattern),
+            p.origins,
+            p.own_safe,
+            p.pairs,
+            p.disagreeing,
+            p.disagreeing as f64 / p.pairs.max(1) as f64 * 100.0,
+            p.expected / p.pairs.max(1) as f64 * 100.0,
+            p.head,
+            hosts.join(" ")
+        ));
+    }
 }
 
 /// `2d`, `36h`, `90m`, `3600s`: a window as `--window` takes it.

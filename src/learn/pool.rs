@@ -1,0 +1,328 @@
+//! Content rules shown safe by evidence pooled across origins
+//! (draft-ietf-iri-3987bis §5.3.4 evidence, judged over a whole crawl): the
+//! second pass of the digest learner, over the per-origin verdicts of
+//! [`cluster`](super::cluster).
+//!
+//! **Why.** A sparse origin (a few hundred captures) gives a true rule a
+//! few dozen merged pairs; with some of them drifting, that is too little
+//! to show on its own that the rule's excess disagreement stays below
+//! `max_excess`. But a crawl has many origins, and what a rule *is* — a
+//! tracking or session parameter name, an alias kind, query order — recurs
+//! across them. So candidates of one **kind and pattern** (`ignore-param
+//! utm_source`, `alias-slash no-extension`, `query-order *`, …) are pooled.
+//!
+//! **Rule.** An empirical-Bayes use of the other origins (Efron and
+//! Morris, *Stein's estimation rule and its competitors — an empirical
+//! Bayes approach*, JASA 1973; Efron, *Large-Scale Inference*, 2010,
+//! ch. 1): what a pattern is on most hosts is the prior for a host whose
+//! own evidence is thin. For one kind and pattern, over the origins where
+//! it is a candidate, the *deciding* origins are those whose own pairs
+//! show it safe (cluster step 2) or show it *selecting* content: refused
+//! by the crossing test, or disagreeing beyond drift plus `max_excess`
+//! with a binomial tail below `significance`. Let `S` of them show it
+//! selecting and `A` safe.
+//! 1. *Most deciding origins show it selecting: refused everywhere.* If an
+//!    origin's own test passes at level `significance` (α) and a share
+//!    `π = S/(S+A)` of origins are selecting ones, the chance the pattern
+//!    selects there is at least `πα / (πα + 1 − π)` (the test's power at
+//!    most 1); that exceeds α when `S(1 − α) > A`. Such a pattern is
+//!    refused on every origin, its own verdicts included.
+//! 2. *Pooled only when few show it selecting:* `S ≤ pool_share·(S+A)`,
+//!    and at least `pool_origins` origins (2 at least) have pairs.
+//! 3. *The pooled pairs must show it safe*, as one origin's would be, a
+//!    fixed-effect pooled test (Cochran, *The combination of estimates
+//!    from different experiments*, Biometrics 1954): with `D` disagreeing
+//!    among `N` pairs and `E` expected from each origin's own drift (its
+//!    lower bound), the binomial head `P(X ≤ D)`, `X ~ Bin(N, (E +
+//!    max_excess·N)/N)`, must be below `significance`.
+//!
+//! A candidate its origin refused for too little evidence — not selecting
+//! on its own pairs — is then applied when its pattern passes 2–3. Its own
+//! disagreeing pairs still count: they are in the pool, and they can show
+//! the pattern selecting there (which refuses it on that origin and counts
+//! in `S`). A name that selects content on many hosts (`view`, `page`,
+//! `id`) gets no boost. The defaults (`pool_origins` 3, `pool_share` 0.25)
+//! were chosen on seeds 1–10 of `examples/gen_crawl.rs` and reported on
+//! 11–20 (BENCHMARKS.md). The report keeps, for a rule applied on pooled
+//! evidence, its own figures and the pooled ones ([`Pooled`]).
+//!
+//! The pass reads only the verdict summaries (a few numbers per
+//! candidate), sorted by kind, pattern and origin before anything is
+//! summed, so the result does not depend on the order origins were learned
+//! in.
+
+use super::cluster::{binomial_head, Judgement, Thresholds};
+use crate::ladder::learned::{ContentKind, ContentRule};
+
+/// The pooled figures of one kind and pattern whose pooled verdict
+/// applied at least one rule.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pooled {
+    pub kind: ContentKind,
+    pub pattern: String,
+    /// Origins with pairs for the pattern, and how many of them showed it
+    /// safe on their own.
+    pub origins: usize,
+    pub own_safe: usize,
+    /// Summed merged pairs, disagreeing pairs and drift-expected
+    /// disagreements over those origins.
+    pub pairs: usize,
+    pub disagreeing: usize,
+    pub expected: f64,
+    /// The binomial head of the pooled test (below `significance`).
+    pub head: f64,
+    /// Rules applied on this pooled verdict (origins).
+    pub applied: Vec<String>,
+}
+
+/// `P(X >= k)` for `X ~ Binomial(n, p)`.
+fn binomial_tail(k: usize, n: usize, p: f64) -> f64 {
+    match k {
+        0 => 1.0,
+        _ => (1.0 - binomial_head(k - 1, n, p)).max(0.0),
+    }
+}
+
+/// Whether `j`'s own pairs show it selecting content: refused by
+/// crossings, or disagreeing beyond drift plus `max_excess` with a
+/// binomial tail below `significance`.
+fn selects(j: &Judgement, t: &Thresholds) -> bool {
+    let e = &j.rule.evidence;
+    if j.crossed {
+        return true;
+    }
+    if e.pairs == 0 {
+        return false;
+    }
+    let p = ((j.expected + t.max_excess * e.pairs as f64) / e.pairs as f64).min(1.0);
+    binomial_tail(e.disagreeing, e.pairs, p) < t.significance
+}
+
+/// The second pass: the rules of every origin, with those refused for too
+/// little evidence applied where their pattern's pooled evidence shows
+/// them safe; and the pooled figures of each pattern that applied one.
+pub fn decide(mut judged: Vec<Judgement>, t: &Thresholds) -> (Vec<ContentRule>, Vec<Pooled>) {
+    judged.sort_unstable_by(|a, b| {
+        (a.rule.kind, &a.rule.pattern, &a.rule.origin).cmp(&(
+            b.rule.kind,
+            &b.rule.pattern,
+            &b.rule.origin,
+        ))
+    });
+    let mut pooled = Vec::new();
+    if t.pool_origins > 0 {
+        for group in judged
+            .chunk_by_mut(|a, b| a.rule.kind == b.rule.kind && a.rule.pattern == b.rule.pattern)
+        {
+            if let Some(p) = pool(group, t) {
+                pooled.push(p);
+            }
+        }
+    }
+    (judged.into_iter().map(|j| j.rule).collect(), pooled)
+}
+
+/// Judge one pattern's candidates on their pooled evidence (rules 1–3 of
+/// the module documentation) and apply those it shows safe.
+fn pool(group: &mut [Judgement], t: &Thresholds) -> Option<Pooled> {
+    // Origins whose own pairs show the pattern selecting content, and
+    // origins that show it safe on their own: the decisive ones.
+    let refused = group.iter().filter(|j| selects(j, t)).count();
+    let accepted = group.iter().filter(|j| j.rule.is_active()).count();
+    if refused as f64 * (1.0 - t.significance) > accepted as f64 {
+        for j in group.iter_mut().filter(|j| j.rule.is_active()) {
+            j.rule.contradictions = 1;
+        }
+        return None;
+    }
+    if refused as f64 > t.pool_share * (refused + accepted) as f64 {
+        return None;
+    }
+    let with_pairs = || group.iter().filter(|j| j.rule.evidence.pairs > 0);
+    let origins = with_pairs().count();
+    if origins < t.pool_origins.max(2) {
+        return None;
+    }
+    let pairs: usize = with_pairs().map(|j| j.rule.evidence.pairs).sum();
+    let disagreeing: usize = with_pairs().map(|j| j.rule.evidence.disagreeing).sum();
+    let expected: f64 = with_pairs().map(|j| j.expected).sum();
+    let own_safe = with_pairs().filter(|j| j.rule.is_active()).count();
+    let p = ((expected + t.max_excess * pairs as f64) / pairs as f64).min(1.0);
+    let head = binomial_head(disagreeing, pairs, p);
+    if head >= t.significance {
+        return None;
+    }
+    let mut applied = Vec::new();
+    for j in group.iter_mut() {
+        if !j.rule.is_active() && j.rule.evidence.pairs > 0 && !selects(j, t) {
+            j.rule.contradictions = 0;
+            applied.push(j.rule.origin.clone());
+        }
+    }
+    if applied.is_empty() {
+        return None;
+    }
+    let first = &group[0].rule;
+    Some(Pooled {
+        kind: first.kind,
+        pattern: first.pattern.clone(),
+        origins,
+        own_safe,
+        pairs,
+        disagreeing,
+        expected,
+        head,
+        applied,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ladder::learned::Evidence;
+
+    fn t() -> Thresholds {
+        Thresholds {
+            min_evidence: 3,
+            significance: 0.05,
+            window: None,
+            max_excess: 0.15,
+            pool_origins: 3,
+            pool_share: 0.25,
+        }
+    }
+
+    /// A candidate `pattern` on `origin` with `pairs`, `disagreeing` and a
+    /// drift of 5 %; `applied` on its own or not.
+    fn cand(origin: &str, pattern: &str, pairs: usize, disagreeing: usize, own: bool) -> Judgement {
+        Judgement {
+            rule: ContentRule {
+                origin: origin.to_owned(),
+                kind: ContentKind::IgnoreParam,
+                pattern: pattern.to_owned(),
+                support: 5,
+                contradictions: usize::from(!own),
+                evidence: Evidence {
+                    clusters: 5,
+                    pairs,
+                    disagreeing,
+                    drift_ppm: 50_000,
+                },
+            },
+            crossed: false,
+            expected: pairs as f64 * 0.05,
+        }
+    }
+
+    fn active(rules: &[ContentRule]) -> Vec<(&str, &str)> {
+        let mut v: Vec<_> = rules
+            .iter()
+            .filter(|r| r.is_active())
+            .map(|r| (r.origin.as_str(), r.pattern.as_str()))
+            .collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// Three origins show `sid` safe; four sparse ones cannot alone.
+    fn crawl() -> Vec<Judgement> {
+        let mut v: Vec<Judgement> = (0..3)
+            .map(|i| cand(&format!("http://big{i}"), "sid", 60, 3, true))
+            .collect();
+        v.extend((0..4).map(|i| cand(&format!("http://small{i}"), "sid", 12, 1, false)));
+        v
+    }
+
+    #[test]
+    fn sparse_origins_borrow_the_pooled_evidence() {
+        let (rules, pooled) = decide(crawl(), &t());
+        assert_eq!(active(&rules).len(), 7);
+        assert_eq!(pooled.len(), 1);
+        let p = &pooled[0];
+        assert_eq!(
+            (p.origins, p.own_safe, p.pairs, p.disagreeing),
+            (7, 3, 228, 13)
+        );
+        assert!(p.head < 0.05);
+        assert_eq!(
+            p.applied,
+            [
+                "http://small0",
+                "http://small1",
+                "http://small2",
+                "http://small3"
+            ]
+        );
+        // Judged alone (no pooling), or with too few origins, they are not.
+        for o in [0, 8] {
+            let (rules, pooled) = decide(
+                crawl(),
+                &Thresholds {
+                    pool_origins: o,
+                    ..t()
+                },
+            );
+            assert_eq!(active(&rules).len(), 3, "pool_origins {o}");
+            assert!(pooled.is_empty());
+        }
+    }
+
+    #[test]
+    fn an_origin_that_shows_the_pattern_selecting_blocks_or_refuses_it() {
+        // One origin's crossings: 1 of 4 deciding origins (0.25) still pools …
+        let mut v = crawl();
+        v[3].crossed = true;
+        let (rules, _) = decide(v.clone(), &t());
+        assert_eq!(active(&rules).len(), 6);
+        assert!(!active(&rules).contains(&("http://small0", "sid")));
+        // … but not at a stricter share.
+        let (rules, _) = decide(
+            v,
+            &Thresholds {
+                pool_share: 0.2,
+                ..t()
+            },
+        );
+        assert_eq!(active(&rules).len(), 3);
+        // Disagreements beyond drift plus max_excess, shown on one origin,
+        // count as selecting: 12 of 12 pairs disagree.
+        let mut v = crawl();
+        v[4] = cand("http://small1", "sid", 12, 12, false);
+        v[5].crossed = true;
+        let (rules, pooled) = decide(v, &t());
+        assert_eq!(active(&rules).len(), 3);
+        assert!(pooled.is_empty());
+        // A pattern most deciding origins show selecting is refused even
+        // where an origin's own pairs passed.
+        let mut v = crawl();
+        for j in &mut v[3..] {
+            j.crossed = true;
+        }
+        let (rules, _) = decide(v, &t());
+        assert!(active(&rules).is_empty());
+    }
+
+    #[test]
+    fn pooled_pairs_that_disagree_beyond_drift_show_nothing() {
+        let mut v: Vec<Judgement> = (0..3)
+            .map(|i| cand(&format!("http://big{i}"), "sid", 60, 3, true))
+            .collect();
+        // Eight sparse origins whose pairs disagree often (35 %), none
+        // significantly beyond drift plus max_excess on its own: pooled,
+        // 65 of 340 pairs disagree against 5 % drift plus 15 %.
+        v.extend((0..8).map(|i| cand(&format!("http://small{i}"), "sid", 20, 7, false)));
+        let (rules, pooled) = decide(v, &t());
+        assert_eq!(active(&rules).len(), 3);
+        assert!(pooled.is_empty());
+    }
+
+    #[test]
+    fn the_verdicts_do_not_depend_on_the_order() {
+        let mut v = crawl();
+        v.extend((0..5).map(|i| cand(&format!("http://o{i}"), "ref", 25, 2, i < 2)));
+        let want = decide(v.clone(), &t());
+        v.reverse();
+        v.rotate_left(3);
+        assert_eq!(decide(v, &t()), want);
+    }
+}
