@@ -75,12 +75,12 @@ fn sparse_hosts_borrow_the_evidence_of_the_others() {
     let report = ok(&run(&["learn", "--digests", input], b""));
     assert!(report.contains("--max-excess 0.15"), "{report}");
     let table = report
-        .split("applied on pooled evidence")
+        .split("verdicts on pooled evidence")
         .nth(1)
         .unwrap_or_else(|| panic!("{report}"));
     let row = table.lines().nth(2).unwrap();
     assert!(
-        row.starts_with("ignore-param,utm_source,8,3,230,0 (0.0%),0.0%,"),
+        row.starts_with("applied,ignore-param,utm_source,8,3,0,230,0 (0.0%),0.0%,"),
         "{row}"
     );
     assert!(row.ends_with(

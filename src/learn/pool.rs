@@ -55,24 +55,30 @@ use super::cluster::{binomial_head, Judgement, Thresholds};
 use crate::ladder::learned::{ContentKind, ContentRule};
 
 /// The pooled figures of one kind and pattern whose pooled verdict
-/// applied at least one rule.
+/// changed the verdict of at least one origin.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Pooled {
     pub kind: ContentKind,
     pub pattern: String,
-    /// Origins with pairs for the pattern, and how many of them showed it
-    /// safe on their own.
+    /// `true`: applied where its origin could not show it safe alone;
+    /// `false`: refused everywhere (most deciding origins show it
+    /// selecting), where its origin had shown it safe.
+    pub applies: bool,
+    /// Origins with pairs for the pattern, how many of them showed it safe
+    /// on their own, and how many showed it selecting content.
     pub origins: usize,
     pub own_safe: usize,
+    pub selecting: usize,
     /// Summed merged pairs, disagreeing pairs and drift-expected
     /// disagreements over those origins.
     pub pairs: usize,
     pub disagreeing: usize,
     pub expected: f64,
-    /// The binomial head of the pooled test (below `significance`).
+    /// The binomial head of the pooled test (below `significance` when
+    /// `applies`).
     pub head: f64,
-    /// Rules applied on this pooled verdict (origins).
-    pub applied: Vec<String>,
+    /// The origins whose verdict the pooled one changed.
+    pub changed: Vec<String>,
 }
 
 /// `P(X >= k)` for `X ~ Binomial(n, p)`.
@@ -100,7 +106,8 @@ fn selects(j: &Judgement, t: &Thresholds) -> bool {
 
 /// The second pass: the rules of every origin, with those refused for too
 /// little evidence applied where their pattern's pooled evidence shows
-/// them safe; and the pooled figures of each pattern that applied one.
+/// them safe, and those of a pattern most origins show selecting refused;
+/// and the pooled figures of each pattern that changed a verdict.
 pub fn decide(mut judged: Vec<Judgement>, t: &Thresholds) -> (Vec<ContentRule>, Vec<Pooled>) {
     judged.sort_unstable_by(|a, b| {
         (a.rule.kind, &a.rule.pattern, &a.rule.origin).cmp(&(
@@ -127,52 +134,49 @@ pub fn decide(mut judged: Vec<Judgement>, t: &Thresholds) -> (Vec<ContentRule>, 
 fn pool(group: &mut [Judgement], t: &Thresholds) -> Option<Pooled> {
     // Origins whose own pairs show the pattern selecting content, and
     // origins that show it safe on their own: the decisive ones.
-    let refused = group.iter().filter(|j| selects(j, t)).count();
-    let accepted = group.iter().filter(|j| j.rule.is_active()).count();
-    if refused as f64 * (1.0 - t.significance) > accepted as f64 {
-        for j in group.iter_mut().filter(|j| j.rule.is_active()) {
-            j.rule.contradictions = 1;
-        }
-        return None;
-    }
-    if refused as f64 > t.pool_share * (refused + accepted) as f64 {
-        return None;
-    }
+    let selecting = group.iter().filter(|j| selects(j, t)).count();
+    let own_safe = group.iter().filter(|j| j.rule.is_active()).count();
     let with_pairs = || group.iter().filter(|j| j.rule.evidence.pairs > 0);
     let origins = with_pairs().count();
-    if origins < t.pool_origins.max(2) {
-        return None;
-    }
     let pairs: usize = with_pairs().map(|j| j.rule.evidence.pairs).sum();
     let disagreeing: usize = with_pairs().map(|j| j.rule.evidence.disagreeing).sum();
     let expected: f64 = with_pairs().map(|j| j.expected).sum();
-    let own_safe = with_pairs().filter(|j| j.rule.is_active()).count();
-    let p = ((expected + t.max_excess * pairs as f64) / pairs as f64).min(1.0);
+    let p = ((expected + t.max_excess * pairs as f64) / pairs.max(1) as f64).min(1.0);
     let head = binomial_head(disagreeing, pairs, p);
-    if head >= t.significance {
-        return None;
-    }
-    let mut applied = Vec::new();
+    // Rule 1: most deciding origins show it selecting.
+    let refuses = selecting as f64 * (1.0 - t.significance) > own_safe as f64;
+    let applies = !refuses
+        && selecting as f64 <= t.pool_share * (selecting + own_safe) as f64
+        && origins >= t.pool_origins.max(2)
+        && head < t.significance;
+    let mut changed = Vec::new();
     for j in group.iter_mut() {
-        if !j.rule.is_active() && j.rule.evidence.pairs > 0 && !selects(j, t) {
-            j.rule.contradictions = 0;
-            applied.push(j.rule.origin.clone());
+        let flip = if refuses {
+            j.rule.is_active()
+        } else {
+            applies && !j.rule.is_active() && j.rule.evidence.pairs > 0 && !selects(j, t)
+        };
+        if flip {
+            j.rule.contradictions = usize::from(refuses);
+            changed.push(j.rule.origin.clone());
         }
     }
-    if applied.is_empty() {
+    if changed.is_empty() {
         return None;
     }
     let first = &group[0].rule;
     Some(Pooled {
         kind: first.kind,
         pattern: first.pattern.clone(),
+        applies: !refuses,
         origins,
         own_safe,
+        selecting,
         pairs,
         disagreeing,
         expected,
         head,
-        applied,
+        changed,
     })
 }
 
@@ -240,12 +244,13 @@ mod tests {
         assert_eq!(pooled.len(), 1);
         let p = &pooled[0];
         assert_eq!(
-            (p.origins, p.own_safe, p.pairs, p.disagreeing),
-            (7, 3, 228, 13)
+            (p.applies, p.origins, p.own_safe, p.selecting),
+            (true, 7, 3, 0)
         );
+        assert_eq!((p.pairs, p.disagreeing), (228, 13));
         assert!(p.head < 0.05);
         assert_eq!(
-            p.applied,
+            p.changed,
             [
                 "http://small0",
                 "http://small1",
@@ -298,8 +303,15 @@ mod tests {
         for j in &mut v[3..] {
             j.crossed = true;
         }
-        let (rules, _) = decide(v, &t());
+        let (rules, pooled) = decide(v, &t());
         assert!(active(&rules).is_empty());
+        assert_eq!(pooled.len(), 1);
+        assert!(!pooled[0].applies);
+        assert_eq!((pooled[0].own_safe, pooled[0].selecting), (3, 4));
+        assert_eq!(
+            pooled[0].changed,
+            ["http://big0", "http://big1", "http://big2"]
+        );
     }
 
     #[test]

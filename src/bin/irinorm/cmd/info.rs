@@ -271,26 +271,34 @@ pub fn learn(a: &LearnArgs) -> Result<i32, CliError> {
     write_stdout(t.as_bytes())
 }
 
-/// The patterns whose pooled evidence applied rules their origins could
-/// not show safe alone: the pooled figures and the origins (each rule's
-/// own figures are in the rules table).
+/// The patterns whose pooled evidence changed verdicts: applied where
+/// their origins could not show them safe alone, or refused everywhere
+/// because most origins that decide them show them selecting content. The
+/// pooled figures and the origins changed (each rule's own figures are in
+/// the rules tables).
 fn pooled_report(t: &mut String, pooled: &[Pooled]) {
     if pooled.is_empty() {
         return;
     }
     t.push_str(
-        "\napplied on pooled evidence (kind and pattern over the origins with pairs; \
-         each rule's own figures are in the rules table):\n\
-         kind,pattern,origins,safe_alone,pairs,disagreeing,drift,p,applied_on\n",
+        "\nverdicts on pooled evidence (kind and pattern over the origins with pairs; \
+         each rule's own figures are in the rules tables):\n\
+         verdict,kind,pattern,origins,safe_alone,selecting,pairs,disagreeing,drift,p,origins_changed\n",
     );
     for p in pooled {
-        let hosts: Vec<String> = p.applied.iter().map(|h| escape(h)).collect();
+        let hosts: Vec<String> = p.changed.iter().map(|h| escape(h)).collect();
         t.push_str(&format!(
-            "{},{},{},{},{},{} ({:.1}%),{:.1}%,{:.2e},{}\n",
+            "{},{},{},{},{},{},{},{} ({:.1}%),{:.1}%,{:.2e},{}\n",
+            if p.applies {
+                "applied"
+            } else {
+                "refused (most show it selecting)"
+            },
             p.kind,
             escape(&p.pattern),
             p.origins,
             p.own_safe,
+            p.selecting,
             p.pairs,
             p.disagreeing,
             p.disagreeing as f64 / p.pairs.max(1) as f64 * 100.0,
