@@ -21,12 +21,13 @@
 //! by the crossing test, or disagreeing beyond drift plus `max_excess`
 //! with a binomial tail below `significance`. Let `S` of them show it
 //! selecting and `A` safe.
-//! 1. *Most deciding origins show it selecting: refused everywhere.* If an
-//!    origin's own test passes at level `significance` (α) and a share
-//!    `π = S/(S+A)` of origins are selecting ones, the chance the pattern
-//!    selects there is at least `πα / (πα + 1 − π)` (the test's power at
-//!    most 1); that exceeds α when `S(1 − α) > A`. Such a pattern is
-//!    refused on every origin, its own verdicts included.
+//! 1. *Most deciding origins show it selecting: refused everywhere.* An
+//!    origin's own test lets a selecting rule through with probability up
+//!    to `significance` (α), and a safe one with probability at most 1;
+//!    with a share `π = S/(S+A)` of selecting origins as the prior, the
+//!    chance that the pattern selects where its own test passed can reach
+//!    `πα / (πα + 1 − π)`, which exceeds α when `S(1 − α) > A`. Such a
+//!    pattern is refused on every origin, its own verdicts included.
 //! 2. *Pooled only when few show it selecting:* `S ≤ pool_share·(S+A)`,
 //!    and at least `pool_origins` origins (2 at least) have pairs.
 //! 3. *The pooled pairs must show it safe*, as one origin's would be, a

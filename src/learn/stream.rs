@@ -10,7 +10,9 @@
 //! chunk's [`Origin`]s in input order and learn them. Rules are the same as
 //! [`learn`](super::digest::learn) on the same records, whatever the
 //! number of workers or the chunk size: an origin's captures reach its
-//! `Origin` in input order, and the rules are sorted at the end.
+//! `Origin` in input order, and the rules are sorted at the end. Each
+//! origin's verdicts (a few numbers per candidate) are kept until the end
+//! of the pass, where [`pool`](super::pool) judges them across origins.
 //!
 //! An origin whose captures are in two chunks means the input is not
 //! grouped by host: the pass stops with [`StreamError::Unsorted`] and the
