@@ -10,7 +10,7 @@
 //! from clusters of same-digest captures, each candidate judged by the
 //! capture pairs it would merge against the origin's drift baseline (the
 //! same URL's captures over the same time gaps); then
-//! [`pool`](super::pool) applies, on a sparse origin, a rule whose kind and
+//! [`pool`] applies, on a sparse origin, a rule whose kind and
 //! pattern the pairs of many origins show safe. [`learn`] takes the
 //! records in memory; origins are learned in parallel.
 //!

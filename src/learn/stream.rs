@@ -12,7 +12,7 @@
 //! number of workers or the chunk size: an origin's captures reach its
 //! `Origin` in input order, and the rules are sorted at the end. Each
 //! origin's verdicts (a few numbers per candidate) are kept until the end
-//! of the pass, where [`pool`](super::pool) judges them across origins.
+//! of the pass, where [`pool`] judges them across origins.
 //!
 //! An origin whose captures are in two chunks means the input is not
 //! grouped by host: the pass stops with [`StreamError::Unsorted`] and the
@@ -53,7 +53,7 @@ pub struct Learnt {
     pub origins: usize,
     pub stats: OriginStats,
     /// The patterns whose evidence pooled across origins applied rules
-    /// (see [`pool`](super::pool)), by kind and pattern.
+    /// (see [`pool`]), by kind and pattern.
     pub pooled: Vec<Pooled>,
 }
 
