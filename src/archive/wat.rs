@@ -20,7 +20,7 @@ use serde::Deserialize;
 use super::Link;
 
 /// The links of one WAT record of an HTTP response.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq, Eq)]
 pub struct WatPage<'a> {
     /// The page (`WARC-Target-URI` of the response).
     pub url: Cow<'a, str>,
@@ -32,8 +32,30 @@ pub struct WatPage<'a> {
 /// The page and links of a WAT JSON record; `Ok(None)` for a record that
 /// is not of a response (request, metadata, warcinfo); an error for JSON
 /// that is broken or not of the WAT shape.
+///
+/// The record is read by the scanner of `json.rs`; what it leaves
+/// undecided (broken JSON, unusual shapes) is read by `serde_json`, which
+/// gives the same fields or the error message.
 pub fn wat_links(json: &str) -> Result<Option<WatPage<'_>>, String> {
-    let wat: Wat<'_> = serde_json::from_str(json).map_err(|e| format!("WAT JSON: {e}"))?;
+    match super::json::scan(json) {
+        Some(wat) => page_of(wat),
+        None => wat_links_serde(json),
+    }
+}
+
+/// [`wat_links`] read by `serde_json` alone: the reference the scanner is
+/// tested against (`tests/wat_json.rs`, the `wat` fuzz target).
+#[doc(hidden)]
+pub fn wat_links_serde(json: &str) -> Result<Option<WatPage<'_>>, String> {
+    page_of(serde_wat(json)?)
+}
+
+/// The record as the serde structs read it.
+pub(super) fn serde_wat(json: &str) -> Result<Wat<'_>, String> {
+    serde_json::from_str(json).map_err(|e| format!("WAT JSON: {e}"))
+}
+
+fn page_of(wat: Wat<'_>) -> Result<Option<WatPage<'_>>, String> {
     let env = wat.envelope;
     let Some(warc) = env.warc else {
         return Err("WAT JSON: no Envelope.WARC-Header-Metadata".into());
@@ -161,88 +183,88 @@ pub fn header_link_targets(v: &str, mut f: impl FnMut(&str)) {
     }
 }
 
-#[derive(Deserialize)]
-struct Wat<'a> {
+#[derive(Deserialize, Debug, PartialEq)]
+pub(super) struct Wat<'a> {
     #[serde(rename = "Envelope", borrow)]
-    envelope: Envelope<'a>,
+    pub(super) envelope: Envelope<'a>,
 }
 
-#[derive(Deserialize)]
-struct Envelope<'a> {
+#[derive(Deserialize, Debug, PartialEq)]
+pub(super) struct Envelope<'a> {
     #[serde(rename = "WARC-Header-Metadata", borrow, default)]
-    warc: Option<WarcMeta<'a>>,
+    pub(super) warc: Option<WarcMeta<'a>>,
     #[serde(rename = "Payload-Metadata", borrow, default)]
-    payload: Option<PayloadMeta<'a>>,
+    pub(super) payload: Option<PayloadMeta<'a>>,
 }
 
-#[derive(Deserialize)]
-struct WarcMeta<'a> {
+#[derive(Deserialize, Debug, PartialEq)]
+pub(super) struct WarcMeta<'a> {
     #[serde(rename = "WARC-Type", borrow, default, deserialize_with = "text")]
-    warc_type: Option<Cow<'a, str>>,
+    pub(super) warc_type: Option<Cow<'a, str>>,
     #[serde(rename = "WARC-Target-URI", borrow, default, deserialize_with = "text")]
-    target: Option<Cow<'a, str>>,
+    pub(super) target: Option<Cow<'a, str>>,
 }
 
-#[derive(Deserialize)]
-struct PayloadMeta<'a> {
+#[derive(Deserialize, Debug, PartialEq)]
+pub(super) struct PayloadMeta<'a> {
     #[serde(rename = "HTTP-Response-Metadata", borrow, default)]
-    http: Option<HttpMeta<'a>>,
+    pub(super) http: Option<HttpMeta<'a>>,
 }
 
-#[derive(Deserialize)]
-struct HttpMeta<'a> {
+#[derive(Deserialize, Debug, PartialEq)]
+pub(super) struct HttpMeta<'a> {
     #[serde(rename = "Response-Message", borrow, default)]
-    message: Option<Message<'a>>,
+    pub(super) message: Option<Message<'a>>,
     #[serde(rename = "Headers", borrow, default)]
-    headers: Option<Headers<'a>>,
+    pub(super) headers: Option<Headers<'a>>,
     #[serde(rename = "HTML-Metadata", borrow, default)]
-    html: Option<HtmlMeta<'a>>,
+    pub(super) html: Option<HtmlMeta<'a>>,
 }
 
-#[derive(Deserialize)]
-struct Message<'a> {
+#[derive(Deserialize, Debug, PartialEq)]
+pub(super) struct Message<'a> {
     #[serde(rename = "Status", borrow, default, deserialize_with = "text")]
-    status: Option<Cow<'a, str>>,
+    pub(super) status: Option<Cow<'a, str>>,
 }
 
-#[derive(Deserialize)]
-struct HtmlMeta<'a> {
+#[derive(Deserialize, Debug, PartialEq)]
+pub(super) struct HtmlMeta<'a> {
     #[serde(rename = "Head", borrow, default)]
-    head: Option<Head<'a>>,
+    pub(super) head: Option<Head<'a>>,
     #[serde(rename = "Links", borrow, default)]
-    links: Option<Vec<LinkObj<'a>>>,
+    pub(super) links: Option<Vec<LinkObj<'a>>>,
 }
 
-#[derive(Deserialize)]
-struct Head<'a> {
+#[derive(Deserialize, Debug, PartialEq)]
+pub(super) struct Head<'a> {
     #[serde(rename = "Base", borrow, default, deserialize_with = "text")]
-    base: Option<Cow<'a, str>>,
+    pub(super) base: Option<Cow<'a, str>>,
     #[serde(rename = "Link", borrow, default)]
-    link: Option<Vec<LinkObj<'a>>>,
+    pub(super) link: Option<Vec<LinkObj<'a>>>,
     #[serde(rename = "Metas", borrow, default)]
-    metas: Option<Vec<Meta<'a>>>,
+    pub(super) metas: Option<Vec<Meta<'a>>>,
     #[serde(rename = "Scripts", borrow, default)]
-    scripts: Option<Vec<LinkObj<'a>>>,
+    pub(super) scripts: Option<Vec<LinkObj<'a>>>,
 }
 
-#[derive(Deserialize)]
-struct LinkObj<'a> {
+#[derive(Deserialize, Debug, PartialEq)]
+pub(super) struct LinkObj<'a> {
     #[serde(borrow, default, deserialize_with = "text")]
-    path: Option<Cow<'a, str>>,
+    pub(super) path: Option<Cow<'a, str>>,
     #[serde(borrow, default, deserialize_with = "text")]
-    url: Option<Cow<'a, str>>,
+    pub(super) url: Option<Cow<'a, str>>,
     #[serde(borrow, default, deserialize_with = "text")]
-    href: Option<Cow<'a, str>>,
+    pub(super) href: Option<Cow<'a, str>>,
 }
 
-#[derive(Deserialize)]
-struct Meta<'a> {
+#[derive(Deserialize, Debug, PartialEq)]
+pub(super) struct Meta<'a> {
     #[serde(borrow, default, deserialize_with = "text")]
-    name: Option<Cow<'a, str>>,
+    pub(super) name: Option<Cow<'a, str>>,
     #[serde(borrow, default, deserialize_with = "text")]
-    property: Option<Cow<'a, str>>,
+    pub(super) property: Option<Cow<'a, str>>,
     #[serde(borrow, default, deserialize_with = "text")]
-    content: Option<Cow<'a, str>>,
+    pub(super) content: Option<Cow<'a, str>>,
 }
 
 /// A JSON string, borrowed from the record unless it has escapes (serde
@@ -275,7 +297,8 @@ fn text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Cow<'de, str>>, D::Err
 
 /// `Headers`: each name → a string or a list of strings (a repeated
 /// header); values of other types are ignored.
-struct Headers<'a>(Vec<(Cow<'a, str>, Vec<Cow<'a, str>>)>);
+#[derive(Debug, PartialEq)]
+pub(super) struct Headers<'a>(pub(super) Vec<(Cow<'a, str>, Vec<Cow<'a, str>>)>);
 
 /// One header's value(s).
 struct Values<'a>(Vec<Cow<'a, str>>);
