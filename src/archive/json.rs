@@ -1,7 +1,7 @@
 //! A single-pass reader of WAT JSON (RFC 8259: §2 grammar and whitespace,
 //! §4 objects, §5 arrays, §6 numbers, §7 strings and escapes) that builds
-//! the same [`Wat`] value as the serde structs of `wat.rs`, descending only
-//! along the paths they read:
+//! the same [`Wat`] value as the serde structs at the end of this file
+//! (the WAT shape `wat_links` reads), descending only along their paths:
 //!
 //! ```text
 //! {"Envelope": {"WARC-Header-Metadata": {"WARC-Type", "WARC-Target-URI"},
@@ -26,10 +26,10 @@
 //! `serde_json`, which gives the result or the error message.
 
 use std::borrow::Cow;
+use std::fmt;
 
-use super::wat::{
-    Envelope, Head, Headers, HtmlMeta, HttpMeta, LinkObj, Message, Meta, PayloadMeta, WarcMeta, Wat,
-};
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
 
 /// The record read by the fast path, or `None` to defer to `serde_json`.
 pub(super) fn scan(json: &str) -> Option<Wat<'_>> {
@@ -78,16 +78,17 @@ fn nullable<'a, T>(
 }
 
 /// The bytes a string's body stops at: `"`, `\` and the control
-/// characters U+0000–U+001F (RFC 8259 §7), in eight-byte words.
+/// characters U+0000–U+001F (RFC 8259 §7), in an eight-byte word: the
+/// high bit of each such byte (exact up to the first one). `b ^ 0x02` is
+/// below 0x21 exactly when `b` is a control character or `"`.
 const ONES: u64 = u64::MAX / 255;
 #[inline(always)]
 fn stops(w: u64) -> u64 {
-    let ctrl = w.wrapping_sub(ONES * 0x20) & !w;
-    let q = w ^ (ONES * b'"' as u64);
-    let q = q.wrapping_sub(ONES) & !q;
+    let cq = w ^ (ONES * 0x02);
+    let cq = cq.wrapping_sub(ONES * 0x21) & !cq;
     let bs = w ^ (ONES * b'\\' as u64);
     let bs = bs.wrapping_sub(ONES) & !bs;
-    (ctrl | q | bs) & (ONES << 7)
+    (cq | bs) & (ONES << 7)
 }
 
 struct Reader<'a> {
@@ -137,17 +138,20 @@ impl<'a> Reader<'a> {
         let mut i = start;
         let mut escaped = false;
         loop {
-            while i + 8 <= self.b.len() {
-                let w = u64::from_le_bytes(self.b[i..i + 8].try_into().unwrap());
-                let m = stops(w);
-                if m != 0 {
-                    i += (m.trailing_zeros() / 8) as usize;
+            loop {
+                if let Some(w) = self.b.get(i..i + 8) {
+                    let m = stops(u64::from_le_bytes(w.try_into().unwrap()));
+                    if m != 0 {
+                        i += (m.trailing_zeros() / 8) as usize;
+                        break;
+                    }
+                    i += 8;
+                } else {
+                    while i < self.b.len() && !matches!(self.b[i], b'"' | b'\\' | 0..=0x1f) {
+                        i += 1;
+                    }
                     break;
                 }
-                i += 8;
-            }
-            while i < self.b.len() && !matches!(self.b[i], b'"' | b'\\' | 0..=0x1f) {
-                i += 1;
             }
             match *self.b.get(i)? {
                 b'"' => {
@@ -617,6 +621,203 @@ fn unescape(body: &str) -> Option<String> {
     }
     out.push_str(&body[i..]);
     Some(out)
+}
+
+// The WAT shape as serde reads it: the reference of the scanner, and the
+// reader of what the scanner leaves.
+
+/// The record as the serde structs read it.
+pub(super) fn serde_wat(json: &str) -> Result<Wat<'_>, String> {
+    serde_json::from_str(json).map_err(|e| format!("WAT JSON: {e}"))
+}
+
+#[derive(Deserialize, Debug, PartialEq)]
+pub(super) struct Wat<'a> {
+    #[serde(rename = "Envelope", borrow)]
+    pub(super) envelope: Envelope<'a>,
+}
+
+#[derive(Deserialize, Debug, PartialEq)]
+pub(super) struct Envelope<'a> {
+    #[serde(rename = "WARC-Header-Metadata", borrow, default)]
+    pub(super) warc: Option<WarcMeta<'a>>,
+    #[serde(rename = "Payload-Metadata", borrow, default)]
+    pub(super) payload: Option<PayloadMeta<'a>>,
+}
+
+#[derive(Deserialize, Debug, PartialEq)]
+pub(super) struct WarcMeta<'a> {
+    #[serde(rename = "WARC-Type", borrow, default, deserialize_with = "text")]
+    pub(super) warc_type: Option<Cow<'a, str>>,
+    #[serde(rename = "WARC-Target-URI", borrow, default, deserialize_with = "text")]
+    pub(super) target: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize, Debug, PartialEq)]
+pub(super) struct PayloadMeta<'a> {
+    #[serde(rename = "HTTP-Response-Metadata", borrow, default)]
+    pub(super) http: Option<HttpMeta<'a>>,
+}
+
+#[derive(Deserialize, Debug, PartialEq)]
+pub(super) struct HttpMeta<'a> {
+    #[serde(rename = "Response-Message", borrow, default)]
+    pub(super) message: Option<Message<'a>>,
+    #[serde(rename = "Headers", borrow, default)]
+    pub(super) headers: Option<Headers<'a>>,
+    #[serde(rename = "HTML-Metadata", borrow, default)]
+    pub(super) html: Option<HtmlMeta<'a>>,
+}
+
+#[derive(Deserialize, Debug, PartialEq)]
+pub(super) struct Message<'a> {
+    #[serde(rename = "Status", borrow, default, deserialize_with = "text")]
+    pub(super) status: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize, Debug, PartialEq)]
+pub(super) struct HtmlMeta<'a> {
+    #[serde(rename = "Head", borrow, default)]
+    pub(super) head: Option<Head<'a>>,
+    #[serde(rename = "Links", borrow, default)]
+    pub(super) links: Option<Vec<LinkObj<'a>>>,
+}
+
+#[derive(Deserialize, Debug, PartialEq)]
+pub(super) struct Head<'a> {
+    #[serde(rename = "Base", borrow, default, deserialize_with = "text")]
+    pub(super) base: Option<Cow<'a, str>>,
+    #[serde(rename = "Link", borrow, default)]
+    pub(super) link: Option<Vec<LinkObj<'a>>>,
+    #[serde(rename = "Metas", borrow, default)]
+    pub(super) metas: Option<Vec<Meta<'a>>>,
+    #[serde(rename = "Scripts", borrow, default)]
+    pub(super) scripts: Option<Vec<LinkObj<'a>>>,
+}
+
+#[derive(Deserialize, Debug, PartialEq)]
+pub(super) struct LinkObj<'a> {
+    #[serde(borrow, default, deserialize_with = "text")]
+    pub(super) path: Option<Cow<'a, str>>,
+    #[serde(borrow, default, deserialize_with = "text")]
+    pub(super) url: Option<Cow<'a, str>>,
+    #[serde(borrow, default, deserialize_with = "text")]
+    pub(super) href: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize, Debug, PartialEq)]
+pub(super) struct Meta<'a> {
+    #[serde(borrow, default, deserialize_with = "text")]
+    pub(super) name: Option<Cow<'a, str>>,
+    #[serde(borrow, default, deserialize_with = "text")]
+    pub(super) property: Option<Cow<'a, str>>,
+    #[serde(borrow, default, deserialize_with = "text")]
+    pub(super) content: Option<Cow<'a, str>>,
+}
+
+/// A JSON string, borrowed from the record unless it has escapes (serde
+/// borrows a `Cow` field only outside an `Option`).
+fn text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Cow<'de, str>>, D::Error> {
+    struct V;
+    impl<'de> Visitor<'de> for V {
+        type Value = Cow<'de, str>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a string")
+        }
+        fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+            Ok(Cow::Borrowed(v))
+        }
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+            Ok(Cow::Owned(v.to_owned()))
+        }
+        fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+            Ok(Cow::Owned(v))
+        }
+    }
+    struct Text<'a>(Cow<'a, str>);
+    impl<'de> Deserialize<'de> for Text<'de> {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            d.deserialize_str(V).map(Text)
+        }
+    }
+    Ok(Option::<Text<'de>>::deserialize(d)?.map(|t| t.0))
+}
+
+/// `Headers`: each name → a string or a list of strings (a repeated
+/// header); values of other types are ignored.
+#[derive(Debug, PartialEq)]
+pub(super) struct Headers<'a>(pub(super) Vec<(Cow<'a, str>, Vec<Cow<'a, str>>)>);
+
+/// One header's value(s).
+struct Values<'a>(Vec<Cow<'a, str>>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Headers<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = Headers<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object of HTTP headers")
+            }
+            fn visit_map<M: MapAccess<'de>>(self, mut m: M) -> Result<Self::Value, M::Error> {
+                let mut out = Vec::new();
+                while let Some(k) = m.next_key::<Cow<'de, str>>()? {
+                    let v: Values<'de> = m.next_value()?;
+                    out.push((k, v.0));
+                }
+                Ok(Headers(out))
+            }
+        }
+        d.deserialize_map(V(std::marker::PhantomData))
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Values<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = Values<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a header value")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(Values(vec![Cow::Borrowed(v)]))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Values(vec![Cow::Owned(v.to_owned())]))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(Values(vec![Cow::Owned(v)]))
+            }
+            fn visit_seq<S: SeqAccess<'de>>(self, mut s: S) -> Result<Self::Value, S::Error> {
+                let mut out = Vec::new();
+                while let Some(v) = s.next_element::<Values<'de>>()? {
+                    out.extend(v.0);
+                }
+                Ok(Values(out))
+            }
+            fn visit_map<M: MapAccess<'de>>(self, mut m: M) -> Result<Self::Value, M::Error> {
+                while m.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Values(Vec::new()))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Values(Vec::new()))
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(Values(Vec::new()))
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(Values(Vec::new()))
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(Values(Vec::new()))
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(Values(Vec::new()))
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
 }
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
-use super::super::wat::serde_wat;
 use super::scan;
+use super::serde_wat;
 
 /// The scanner never accepts what serde refuses, and reads what it accepts
 /// as serde does.
@@ -136,4 +136,26 @@ fn mutations_of_a_page_agree_with_serde() {
         }
     }
     assert!(accepted > 1000, "{accepted}");
+}
+
+/// The word search finds the first `"`, `\` or control character of a
+/// word, as a byte loop does, for every byte at every place.
+#[test]
+fn the_word_search_stops_where_a_byte_loop_stops() {
+    let special = |b: u8| matches!(b, b'"' | b'\\' | 0..=0x1f);
+    for b in 0..=255u8 {
+        for at in 0..8 {
+            for after in [b'a', b'"', 0x80, 0x1f, b'\\', 0xff] {
+                let mut w = [b'a'; 8];
+                w[at] = b;
+                if at < 7 {
+                    w[at + 1] = after;
+                }
+                let first = w.iter().position(|&c| special(c));
+                let m = super::stops(u64::from_le_bytes(w));
+                let found = (m != 0).then(|| (m.trailing_zeros() / 8) as usize);
+                assert_eq!(found, first, "{w:?}");
+            }
+        }
+    }
 }
