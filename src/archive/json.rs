@@ -528,19 +528,31 @@ impl<'a> Reader<'a> {
         })
     }
 
+    /// A link of `Links`, `Head.Link` or `Head.Scripts` (the hottest
+    /// object: its fields go straight to their places, a bit each marking
+    /// the fields seen).
     fn link_obj(&mut self) -> Option<LinkObj<'a>> {
-        let (mut path, mut url, mut href) = (None, None, None);
-        self.object(|r, key| match key {
-            b"path" => once(&mut path, r.text()),
-            b"url" => once(&mut url, r.text()),
-            b"href" => once(&mut href, r.text()),
-            _ => r.skip(),
+        let mut o = LinkObj {
+            path: None,
+            url: None,
+            href: None,
+        };
+        let mut seen = 0u8;
+        self.object(|r, key| {
+            let (bit, slot) = match key {
+                b"path" => (1, &mut o.path),
+                b"url" => (2, &mut o.url),
+                b"href" => (4, &mut o.href),
+                _ => return r.skip(),
+            };
+            if seen & bit != 0 {
+                return None;
+            }
+            seen |= bit;
+            *slot = r.text()?;
+            Some(())
         })?;
-        Some(LinkObj {
-            path: path.flatten(),
-            url: url.flatten(),
-            href: href.flatten(),
-        })
+        Some(o)
     }
 
     fn meta(&mut self) -> Option<Meta<'a>> {
