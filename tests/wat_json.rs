@@ -70,6 +70,9 @@ fn fixtures_odd_records_and_their_mutations_agree() {
     assert!(accepted > 1000, "{accepted}");
 }
 
+/// How a slot's value is made.
+type Slot = fn(&mut Gen, u32) -> String;
+
 /// A small deterministic generator of WAT-shaped JSON: each slot gets the
 /// shape the WAT layout has most of the time, otherwise any value; strings
 /// carry escapes (some invalid), numbers some invalid forms.
@@ -86,7 +89,7 @@ impl Gen {
         xs[(self.next() % xs.len() as u64) as usize]
     }
     fn one_in(&mut self, n: u64) -> bool {
-        self.next() % n == 0
+        self.next().is_multiple_of(n)
     }
     fn ws(&mut self) -> &'static str {
         if self.one_in(4) {
@@ -154,7 +157,7 @@ impl Gen {
     }
     /// An object of the given fields, each present or not, some twice,
     /// with unknown members between.
-    fn object(&mut self, fields: &[(&str, fn(&mut Gen, u32) -> String)], depth: u32) -> String {
+    fn object(&mut self, fields: &[(&str, Slot)], depth: u32) -> String {
         if self.one_in(40) {
             return self.pick(&["null", "[]", "\"s\"", "1"]).into();
         }
@@ -215,7 +218,7 @@ impl Gen {
         }
     }
     fn headers(&mut self, d: u32) -> String {
-        let fields: [(&str, fn(&mut Gen, u32) -> String); 4] = [
+        let fields: [(&str, Slot); 4] = [
             ("Link", Gen::header),
             ("Location", Gen::header),
             ("content-location", Gen::header),
