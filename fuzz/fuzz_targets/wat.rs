@@ -1,7 +1,9 @@
-//! WAT JSON (src/archive/wat.rs): no panic on any text; a record that
-//! parses lists links whose paths and URLs are from the input.
+//! WAT JSON (src/archive/wat.rs, src/archive/json.rs): no panic on any
+//! text; the scanner gives exactly what serde_json alone gives (the same
+//! page and links, or the same error); a record that parses lists links
+//! whose paths and URLs are from the input.
 #![no_main]
-use irinorm::archive::wat_links;
+use irinorm::archive::{wat_links, wat_links_serde};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -12,7 +14,9 @@ fuzz_target!(|data: &[u8]| {
         r#"{{"Envelope":{{"WARC-Header-Metadata":{{"WARC-Type":"response","WARC-Target-URI":"http://a/"}},"Payload-Metadata":{{"HTTP-Response-Metadata":{text}}}}}}}"#
     );
     for t in [text.as_ref(), wrapped.as_str()] {
-        if let Ok(Some(page)) = wat_links(t) {
+        let page = wat_links(t);
+        assert_eq!(page, wat_links_serde(t), "scanner and serde_json differ");
+        if let Ok(Some(page)) = page {
             for l in &page.links {
                 assert!(!l.path.is_empty() || t.contains("\"Links\""));
             }

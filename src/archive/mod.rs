@@ -9,6 +9,7 @@
 //! gzip    a file of gzip members, each member's offset known
 //! warc    records: version line, fields, block, CRLF CRLF; rejects
 //! wat     a WAT JSON record → the page, its base and its links
+//! json    the scanner that reads a WAT record (serde_json for the rest)
 //! html    an HTTP response → status, header links, charset, HTML links
 //! hosts   cc-pyspark's host naming (reversed, `www.` dropped, A-labels)
 //! ```
@@ -32,6 +33,7 @@ use std::borrow::Cow;
 mod gzip;
 mod hosts;
 mod html;
+mod json;
 mod warc;
 mod wat;
 
@@ -41,7 +43,7 @@ pub use html::{
     charset, decode_body, html_links, http_response, is_html, srcset_urls, HtmlLinks, Response,
 };
 pub use warc::{Next, Place, Record, WarcReader, MAX_HEADER};
-pub use wat::{header_link_targets, is_abs_http, wat_links, WatPage};
+pub use wat::{header_link_targets, is_abs_http, wat_links, wat_links_serde, WatPage};
 
 /// A link as a page holds it: the reference as written and where it was
 /// (`A@/href`: the `href` attribute of an `<a>`; `HTTP@/Location`: a

@@ -9,18 +9,16 @@
 //! pipeline of Common Crawl's web graphs): `Link` and `Content-Location`
 //! headers, the head's links, scripts and URL-valued metas (`og:url`, …),
 //! and `Links` (their `url`, or an absolute `href`); a 3xx response's
-//! `Location` is a redirect edge as in the WARC.
+//! `Location` is a redirect edge as in the WARC. The JSON is read by
+//! `json.rs`.
 
 use std::borrow::Cow;
-use std::fmt;
 
-use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
-use serde::Deserialize;
-
+use super::json::Wat;
 use super::Link;
 
 /// The links of one WAT record of an HTTP response.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq, Eq)]
 pub struct WatPage<'a> {
     /// The page (`WARC-Target-URI` of the response).
     pub url: Cow<'a, str>,
@@ -32,8 +30,25 @@ pub struct WatPage<'a> {
 /// The page and links of a WAT JSON record; `Ok(None)` for a record that
 /// is not of a response (request, metadata, warcinfo); an error for JSON
 /// that is broken or not of the WAT shape.
+///
+/// The record is read by the scanner of `json.rs`; what it leaves
+/// undecided (broken JSON, unusual shapes) is read by `serde_json`, which
+/// gives the same fields or the error message.
 pub fn wat_links(json: &str) -> Result<Option<WatPage<'_>>, String> {
-    let wat: Wat<'_> = serde_json::from_str(json).map_err(|e| format!("WAT JSON: {e}"))?;
+    match super::json::scan(json) {
+        Some(wat) => page_of(wat),
+        None => wat_links_serde(json),
+    }
+}
+
+/// [`wat_links`] read by `serde_json` alone: the reference the scanner is
+/// tested against (`tests/wat_json.rs`, the `wat` fuzz target).
+#[doc(hidden)]
+pub fn wat_links_serde(json: &str) -> Result<Option<WatPage<'_>>, String> {
+    page_of(super::json::serde_wat(json)?)
+}
+
+fn page_of(wat: Wat<'_>) -> Result<Option<WatPage<'_>>, String> {
     let env = wat.envelope;
     let Some(warc) = env.warc else {
         return Err("WAT JSON: no Envelope.WARC-Header-Metadata".into());
@@ -158,193 +173,5 @@ pub fn header_link_targets(v: &str, mut f: impl FnMut(&str)) {
         let Some(close) = after.find('>') else { break };
         f(after[..close].trim());
         rest = &after[close + 1..];
-    }
-}
-
-#[derive(Deserialize)]
-struct Wat<'a> {
-    #[serde(rename = "Envelope", borrow)]
-    envelope: Envelope<'a>,
-}
-
-#[derive(Deserialize)]
-struct Envelope<'a> {
-    #[serde(rename = "WARC-Header-Metadata", borrow, default)]
-    warc: Option<WarcMeta<'a>>,
-    #[serde(rename = "Payload-Metadata", borrow, default)]
-    payload: Option<PayloadMeta<'a>>,
-}
-
-#[derive(Deserialize)]
-struct WarcMeta<'a> {
-    #[serde(rename = "WARC-Type", borrow, default, deserialize_with = "text")]
-    warc_type: Option<Cow<'a, str>>,
-    #[serde(rename = "WARC-Target-URI", borrow, default, deserialize_with = "text")]
-    target: Option<Cow<'a, str>>,
-}
-
-#[derive(Deserialize)]
-struct PayloadMeta<'a> {
-    #[serde(rename = "HTTP-Response-Metadata", borrow, default)]
-    http: Option<HttpMeta<'a>>,
-}
-
-#[derive(Deserialize)]
-struct HttpMeta<'a> {
-    #[serde(rename = "Response-Message", borrow, default)]
-    message: Option<Message<'a>>,
-    #[serde(rename = "Headers", borrow, default)]
-    headers: Option<Headers<'a>>,
-    #[serde(rename = "HTML-Metadata", borrow, default)]
-    html: Option<HtmlMeta<'a>>,
-}
-
-#[derive(Deserialize)]
-struct Message<'a> {
-    #[serde(rename = "Status", borrow, default, deserialize_with = "text")]
-    status: Option<Cow<'a, str>>,
-}
-
-#[derive(Deserialize)]
-struct HtmlMeta<'a> {
-    #[serde(rename = "Head", borrow, default)]
-    head: Option<Head<'a>>,
-    #[serde(rename = "Links", borrow, default)]
-    links: Option<Vec<LinkObj<'a>>>,
-}
-
-#[derive(Deserialize)]
-struct Head<'a> {
-    #[serde(rename = "Base", borrow, default, deserialize_with = "text")]
-    base: Option<Cow<'a, str>>,
-    #[serde(rename = "Link", borrow, default)]
-    link: Option<Vec<LinkObj<'a>>>,
-    #[serde(rename = "Metas", borrow, default)]
-    metas: Option<Vec<Meta<'a>>>,
-    #[serde(rename = "Scripts", borrow, default)]
-    scripts: Option<Vec<LinkObj<'a>>>,
-}
-
-#[derive(Deserialize)]
-struct LinkObj<'a> {
-    #[serde(borrow, default, deserialize_with = "text")]
-    path: Option<Cow<'a, str>>,
-    #[serde(borrow, default, deserialize_with = "text")]
-    url: Option<Cow<'a, str>>,
-    #[serde(borrow, default, deserialize_with = "text")]
-    href: Option<Cow<'a, str>>,
-}
-
-#[derive(Deserialize)]
-struct Meta<'a> {
-    #[serde(borrow, default, deserialize_with = "text")]
-    name: Option<Cow<'a, str>>,
-    #[serde(borrow, default, deserialize_with = "text")]
-    property: Option<Cow<'a, str>>,
-    #[serde(borrow, default, deserialize_with = "text")]
-    content: Option<Cow<'a, str>>,
-}
-
-/// A JSON string, borrowed from the record unless it has escapes (serde
-/// borrows a `Cow` field only outside an `Option`).
-fn text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Cow<'de, str>>, D::Error> {
-    struct V;
-    impl<'de> Visitor<'de> for V {
-        type Value = Cow<'de, str>;
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("a string")
-        }
-        fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-            Ok(Cow::Borrowed(v))
-        }
-        fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-            Ok(Cow::Owned(v.to_owned()))
-        }
-        fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
-            Ok(Cow::Owned(v))
-        }
-    }
-    struct Text<'a>(Cow<'a, str>);
-    impl<'de> Deserialize<'de> for Text<'de> {
-        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            d.deserialize_str(V).map(Text)
-        }
-    }
-    Ok(Option::<Text<'de>>::deserialize(d)?.map(|t| t.0))
-}
-
-/// `Headers`: each name → a string or a list of strings (a repeated
-/// header); values of other types are ignored.
-struct Headers<'a>(Vec<(Cow<'a, str>, Vec<Cow<'a, str>>)>);
-
-/// One header's value(s).
-struct Values<'a>(Vec<Cow<'a, str>>);
-
-impl<'de: 'a, 'a> Deserialize<'de> for Headers<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<'a>(std::marker::PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
-            type Value = Headers<'a>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("an object of HTTP headers")
-            }
-            fn visit_map<M: MapAccess<'de>>(self, mut m: M) -> Result<Self::Value, M::Error> {
-                let mut out = Vec::new();
-                while let Some(k) = m.next_key::<Cow<'de, str>>()? {
-                    let v: Values<'de> = m.next_value()?;
-                    out.push((k, v.0));
-                }
-                Ok(Headers(out))
-            }
-        }
-        d.deserialize_map(V(std::marker::PhantomData))
-    }
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for Values<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<'a>(std::marker::PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
-            type Value = Values<'a>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a header value")
-            }
-            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-                Ok(Values(vec![Cow::Borrowed(v)]))
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-                Ok(Values(vec![Cow::Owned(v.to_owned())]))
-            }
-            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
-                Ok(Values(vec![Cow::Owned(v)]))
-            }
-            fn visit_seq<S: SeqAccess<'de>>(self, mut s: S) -> Result<Self::Value, S::Error> {
-                let mut out = Vec::new();
-                while let Some(v) = s.next_element::<Values<'de>>()? {
-                    out.extend(v.0);
-                }
-                Ok(Values(out))
-            }
-            fn visit_map<M: MapAccess<'de>>(self, mut m: M) -> Result<Self::Value, M::Error> {
-                while m.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(Values(Vec::new()))
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-                Ok(Values(Vec::new()))
-            }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-                Ok(Values(Vec::new()))
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-                Ok(Values(Vec::new()))
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-                Ok(Values(Vec::new()))
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-                Ok(Values(Vec::new()))
-            }
-        }
-        d.deserialize_any(V(std::marker::PhantomData))
     }
 }
