@@ -9,10 +9,11 @@
 //! mostly small, and per member libdeflate builds its Huffman tables and
 //! decodes in about half the instructions of zlib. That result is taken
 //! only when the whole member was in the input buffer and its CRC-32 and
-//! ISIZE match; anything else (a member larger than the input or output
-//! buffer, damaged, truncated) is decoded again from its start by a
-//! streaming raw DEFLATE decompressor (zlib-rs, reset for every member), so
-//! what is read and every error are the streaming decoder's. The one
+//! ISIZE match; anything else (a member larger than [`LOOKAHEAD`] or than
+//! the caller's buffer, damaged, truncated) is decoded again from its start
+//! by a streaming raw DEFLATE decompressor (zlib-rs, reset for every
+//! member), so what is read and every error are the streaming decoder's:
+//! such a member costs one partial libdeflate pass more. The one
 //! difference: a member zlib refuses that libdeflate decodes (libdeflate
 //! also takes 287–288 length and 31–32 distance codes and a few incomplete
 //! codes, none of which an encoder writes) is accepted when its CRC-32 and
