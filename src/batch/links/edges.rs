@@ -184,6 +184,9 @@ fn edges(cx: &Ctx<'_>, at: &At, page: &str, base: Option<&str>, links: &[Link<'_
     let parsed_base = (cx.resolve_once && !cx.web_join)
         .then(|| crate::parse(&base).ok().filter(|b| b.is_absolute()))
         .flatten();
+    // The source's field, quoted once for all the page's edges.
+    let mut src_field = String::new();
+    push_field(&mut src_field, src_host.as_deref().unwrap_or(&source));
     let mut out = String::with_capacity(links.len() * (source.len() + 48));
     let (mut ok, mut bad, mut dropped) = (0u64, 0u64, 0u64);
     let mut joined = String::new();
@@ -209,7 +212,7 @@ fn edges(cx: &Ctx<'_>, at: &At, page: &str, base: Option<&str>, links: &[Link<'_
         match &src_host {
             Some(sh_name) => match graph_host_of(&target) {
                 Some(t) if t != *sh_name => {
-                    push_field(&mut out, sh_name);
+                    out.push_str(&src_field);
                     out.push(',');
                     push_field(&mut out, &t);
                 }
@@ -220,7 +223,7 @@ fn edges(cx: &Ctx<'_>, at: &At, page: &str, base: Option<&str>, links: &[Link<'_
                 }
             },
             None => {
-                push_field(&mut out, &source);
+                out.push_str(&src_field);
                 out.push(',');
                 push_field(&mut out, &target);
             }
