@@ -42,6 +42,26 @@ fn with_key_in<R>(mode: Mode, level: Level, f: impl FnOnce(&batch::KeyFn<'_>) ->
     f(&key)
 }
 
+/// [`batch::ladder_own_href_key_fn`] of web mode at `level`, as
+/// [`with_key_in`] prepares it.
+fn own_href_key(level: Level) -> links::OwnHrefKey {
+    let n = Normalizer::new(Options {
+        level,
+        ..Options::default()
+    });
+    let prep = Prep::new(
+        &PrepConfig {
+            mode: Mode::Web,
+            ..PrepConfig::default()
+        },
+        None,
+    )
+    .unwrap()
+    .href_is_key(level == Level::String);
+    let f = batch::ladder_own_href_key_fn(prep, n).expect("web mode alone");
+    links::OwnHrefKey(f.into())
+}
+
 struct Run {
     csv: String,
     rejects: Vec<LinkReject>,
@@ -609,6 +629,7 @@ fn the_join_per_page_equals_resolving_each_link() {
         "/a/t:/../b",
         "../t:/../b",
         "http://faß.de/?q#f",
+        "http://a.example/%7Euser/%41",
     ];
     let mut csv = String::from("s,t\n");
     for p in pages {
@@ -640,6 +661,16 @@ fn the_join_per_page_equals_resolving_each_link() {
         let each = run_in(mode, std::slice::from_ref(&path), level, &cfg(false));
         let joined = run_in(mode, std::slice::from_ref(&path), level, &cfg(true));
         assert_eq!(joined.csv, each.csv, "{mode:?} {level:?}");
+        if mode == Mode::Web {
+            // Own `href`s keyed from the join's parse: the same edges.
+            let parsed = links::Config {
+                own_href_key: Some(own_href_key(level)),
+                ..cfg(true)
+            };
+            let from_parse = run_in(mode, std::slice::from_ref(&path), level, &parsed);
+            assert_eq!(from_parse.csv, each.csv, "{level:?}");
+            assert_eq!(from_parse.rejects, joined.rejects, "{level:?}");
+        }
         let at =
             |r: &Run| -> Vec<(u64, u64)> { r.rejects.iter().map(|r| (r.record, r.link)).collect() };
         assert_eq!(at(&joined), at(&each), "{mode:?} {level:?}");

@@ -36,6 +36,26 @@ pub fn ladder_key_fn<'a>(
     key_fn_by(prep, n)
 }
 
+/// The key of a reference already parsed and found to be its own `href`
+/// ([`crate::web::is_own_href_parsed`]); `None` leaves it to the key
+/// function, which gives the same key or locates the error.
+pub type OwnHrefKeyFn<'a> =
+    dyn for<'k> Fn(&crate::IriRef<'k>) -> Option<Cow<'k, str>> + Send + Sync + 'a;
+
+/// [`ladder_key_fn`]'s keys of own `href`s in web mode, taken from their
+/// parse: for a caller that parsed and checked the reference already
+/// (`links`' web join), so that it is not parsed and checked twice.
+/// `None` unless `prep` is web mode alone (no layer to apply first).
+pub fn ladder_own_href_key_fn(
+    prep: prep::Prep,
+    n: Normalizer,
+) -> Option<Box<OwnHrefKeyFn<'static>>> {
+    if !prep.is_web_only() {
+        return None;
+    }
+    Some(Box::new(move |r| prep.key_own_href(r, &n)))
+}
+
 fn key_fn_by<'a, K>(
     prep: prep::Prep,
     key: K,

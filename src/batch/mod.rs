@@ -47,7 +47,7 @@ mod sort;
 mod source;
 
 pub use error::{Reject, RejectReason, RunError};
-pub use keyfn::{key_fn, ladder_key_fn, KeyFn};
+pub use keyfn::{key_fn, ladder_key_fn, ladder_own_href_key_fn, KeyFn, OwnHrefKeyFn};
 pub use line::{Outcome, Stats};
 pub use observe::{Observer, Quiet};
 pub use prep::RefKey;

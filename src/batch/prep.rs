@@ -179,6 +179,20 @@ impl Prep {
         }
     }
 
+    /// The key of `r`, a parsed reference that is its own `href`
+    /// ([`crate::web::is_own_href_parsed`]), when [`Prep::is_web_only`]:
+    /// what [`Prep::key_web_line`] gives for `r.as_str()`, from the parse.
+    /// `None` on a key error, which the full path locates.
+    pub(crate) fn key_own_href<'k, K>(&self, r: &crate::IriRef<'k>, key: &K) -> Option<Cow<'k, str>>
+    where
+        K: RefKey + ?Sized,
+    {
+        if self.href_is_key {
+            return Some(Cow::Borrowed(r.as_str()));
+        }
+        key.key_parsed(r).ok()
+    }
+
     /// Web mode: the URL Standard's parser, if that is the mode.
     pub fn web(&self) -> Option<&WebParser> {
         self.web.as_ref()
@@ -285,10 +299,7 @@ impl Prep {
             let parsed = crate::parse(s);
             if let Ok(r) = &parsed {
                 if crate::web::is_own_href_parsed(r) {
-                    if self.href_is_key {
-                        return Ok(Cow::Borrowed(s));
-                    }
-                    if let Ok(k) = key.key_parsed(r) {
+                    if let Some(k) = self.key_own_href(r, key) {
                         return Ok(k);
                     }
                 }

@@ -10,11 +10,14 @@ use std::sync::atomic::Ordering::Relaxed;
 
 use super::shared::{unescape, Graph, LinkReject, Shared};
 use crate::archive::{self, Link};
-use crate::batch::{KeyFn, RejectReason};
+use crate::batch::{KeyFn, OwnHrefKeyFn, RejectReason};
 
 /// What the line key function needs.
 pub(super) struct Ctx<'a> {
     pub key: &'a KeyFn<'a>,
+    /// `key` of a link already parsed and found to be its own `href`
+    /// ([`super::Config::own_href_key`]).
+    pub own_href_key: Option<&'a OwnHrefKeyFn<'a>>,
     /// Resolve by the URL Standard here, the base parsed once per page
     /// ([`super::Config::web_join`]).
     pub web_join: bool,
@@ -391,6 +394,9 @@ fn web_key<'r>(
 fn href_key<'s>(cx: &Ctx<'_>, s: &'s str) -> Option<Cow<'s, str>> {
     let r = crate::parse(s).ok()?;
     if crate::web::is_own_href_parsed(&r) {
+        if let Some(k) = cx.own_href_key.and_then(|f| f(&r)) {
+            return Some(k);
+        }
         return (cx.key)(s, None).ok();
     }
     let href = crate::web::rewritten_href(&r)?;

@@ -33,7 +33,8 @@ pub use shared::{Graph, LinkReject};
 pub use stream::Kind;
 
 use crate::batch::{
-    self, Columns, DedupConfig, Field, Format, Input, KeyFn, Observer, Order, Reject, RunError,
+    self, Columns, DedupConfig, Field, Format, Input, KeyFn, Observer, Order, OwnHrefKeyFn, Reject,
+    RunError,
 };
 
 /// A column of the edges output.
@@ -141,6 +142,11 @@ pub struct Config {
     /// which gives the same keys resolving each link itself, only slower.
     /// Not with `web_join`, which takes precedence.
     pub resolve_once: bool,
+    /// With `web_join`: the key function's keys of links that are their
+    /// own `href`, from the parse that found it
+    /// ([`crate::batch::ladder_own_href_key_fn`]), so they are not parsed
+    /// twice. It must give the key function's keys.
+    pub own_href_key: Option<OwnHrefKey>,
     /// Link rejects held in memory; more are sorted and spilled to
     /// temporary files (in `dedup.temp_dir`), merged at the end.
     pub rejects_held: usize,
@@ -159,9 +165,20 @@ impl Default for Config {
             max_record_bytes: 64 << 20,
             web_join: false,
             resolve_once: false,
+            own_href_key: None,
             rejects_held: 1 << 16,
             dedup: DedupConfig::default(),
         }
+    }
+}
+
+/// A shared [`OwnHrefKeyFn`] ([`Config::own_href_key`]).
+#[derive(Clone)]
+pub struct OwnHrefKey(pub Arc<OwnHrefKeyFn<'static>>);
+
+impl std::fmt::Debug for OwnHrefKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("OwnHrefKey(..)")
     }
 }
 
@@ -308,6 +325,7 @@ pub fn run(
         .saturating_add(1 << 20);
     let cx = edges::Ctx {
         key,
+        own_href_key: cfg.own_href_key.as_ref().map(|k| &*k.0),
         web_join: cfg.web_join,
         resolve_once: cfg.resolve_once,
         graph: cfg.graph,

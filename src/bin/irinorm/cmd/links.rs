@@ -7,7 +7,9 @@ use irinorm::batch::links::{self, Graph, Kind, LinkField, LinkReject};
 use irinorm::batch::{self, csv_field, csv_u64, Column, DedupConfig, Observer, OutputFile};
 use irinorm::{Level, Mode};
 
-use super::{batch_bytes, distinct_outputs, inputs, key_function, note, pool, progress, PREVIEW};
+use super::{
+    batch_bytes, distinct_outputs, inputs, key_function, normalizer, note, pool, progress, PREVIEW,
+};
 use crate::cli::{CliError, FormArg, InputArgs, LinksArgs, LinksFormatArg, RunArgs};
 use crate::term::escape;
 
@@ -136,6 +138,13 @@ pub fn run(a: &LinksArgs) -> Result<i32, CliError> {
     .map_err(|e| CliError::msg(format!("invalid --base: {e}")))?
     .href_is_key(Level::from(a.key.level) == Level::String && a.mode == Mode::Web);
     let resolve_once = prep.is_noop();
+    // Web mode: a link that is its own `href` is keyed from the parse that
+    // found it so (the same key as `key`'s, without a second parse).
+    let own_href_key = match a.mode {
+        Mode::Web => batch::ladder_own_href_key_fn(prep.clone(), normalizer(&key_args)?)
+            .map(|f| links::OwnHrefKey(f.into())),
+        _ => None,
+    };
     let key = key_function(&key_args, prep)?;
     let columns = match &a.columns {
         Some(c) => LinkField::parse_list(c)?,
@@ -154,6 +163,7 @@ pub fn run(a: &LinksArgs) -> Result<i32, CliError> {
         max_record_bytes: a.max_record_bytes as usize,
         web_join: a.mode == Mode::Web,
         resolve_once,
+        own_href_key,
         rejects_held: links::Config::default().rejects_held,
         dedup: DedupConfig {
             memory: a.memory.unwrap_or_else(batch::default_memory),
