@@ -186,15 +186,9 @@ mod tests {
     use super::*;
     use crate::ladder::learned::Evidence;
 
+    /// The defaults: pooled over 3 origins at least, a share of 0.25.
     fn t() -> Thresholds {
-        Thresholds {
-            min_evidence: 3,
-            significance: 0.05,
-            window: None,
-            max_excess: 0.15,
-            pool_origins: 3,
-            pool_share: 0.25,
-        }
+        Thresholds::default()
     }
 
     /// A candidate `pattern` on `origin` with `pairs`, `disagreeing` and a

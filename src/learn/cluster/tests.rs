@@ -5,15 +5,10 @@ use super::*;
 
 const DAY: i64 = 86_400;
 
+/// The defaults: `--min-evidence 3 --significance 0.05 --max-excess 0.15`,
+/// no window.
 fn thresholds() -> Thresholds {
-    Thresholds {
-        min_evidence: 3,
-        significance: 0.05,
-        window: None,
-        max_excess: 0.15,
-        pool_origins: 3,
-        pool_share: 0.25,
-    }
+    Thresholds::default()
 }
 
 /// The verdicts of `o`, as `(pattern, applied, contradictions)`.

@@ -7,9 +7,7 @@ use irinorm::batch::links::{self, Graph, Kind, LinkField, LinkReject};
 use irinorm::batch::{self, csv_field, csv_u64, Column, DedupConfig, Observer, OutputFile};
 use irinorm::{Level, Mode};
 
-use super::{
-    batch_bytes, distinct_outputs, inputs, key_function, normalizer, note, pool, progress, PREVIEW,
-};
+use super::{batch_bytes, distinct_outputs, inputs, normalizer, note, pool, progress, PREVIEW};
 use crate::cli::{CliError, FormArg, InputArgs, LinksArgs, LinksFormatArg, RunArgs};
 use crate::term::escape;
 
@@ -138,14 +136,13 @@ pub fn run(a: &LinksArgs) -> Result<i32, CliError> {
     .map_err(|e| CliError::msg(format!("invalid --base: {e}")))?
     .href_is_key(Level::from(a.key.level) == Level::String && a.mode == Mode::Web);
     let resolve_once = prep.is_noop();
-    // Web mode: a link that is its own `href` is keyed from the parse that
-    // found it so (the same key as `key`'s, without a second parse).
-    let own_href_key = match a.mode {
-        Mode::Web => batch::ladder_own_href_key_fn(prep.clone(), normalizer(&key_args)?)
-            .map(|f| links::OwnHrefKey(f.into())),
-        _ => None,
-    };
-    let key = key_function(&key_args, prep)?;
+    // uri or iri keys: the ladder's key function. In web mode a link that
+    // is its own `href` is keyed from the parse that found it so (the same
+    // key, without a second parse).
+    let n = normalizer(&key_args)?;
+    let own_href_key =
+        batch::ladder_own_href_key_fn(prep.clone(), n.clone()).map(|f| links::OwnHrefKey(f.into()));
+    let key = batch::ladder_key_fn(prep, n);
     let columns = match &a.columns {
         Some(c) => LinkField::parse_list(c)?,
         None => links::Config::default().columns,
@@ -224,7 +221,7 @@ pub fn run(a: &LinksArgs) -> Result<i32, CliError> {
     };
     let s = links::run(
         &inputs,
-        &*key,
+        &key,
         &cfg,
         &mut bar,
         &mut |b: &[u8]| out.write(b),
