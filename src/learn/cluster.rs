@@ -104,13 +104,6 @@ pub struct Thresholds {
     pub pool_share: f64,
 }
 
-impl Default for Thresholds {
-    /// The defaults of [`DigestOptions`](super::digest::DigestOptions).
-    fn default() -> Self {
-        super::digest::DigestOptions::default().thresholds()
-    }
-}
-
 /// One candidate rule of an origin.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 enum Cand {

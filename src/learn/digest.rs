@@ -96,6 +96,13 @@ impl Default for DigestOptions {
     }
 }
 
+impl Default for Thresholds {
+    /// The defaults of [`DigestOptions`].
+    fn default() -> Self {
+        DigestOptions::default().thresholds()
+    }
+}
+
 impl DigestOptions {
     pub(crate) fn thresholds(&self) -> Thresholds {
         Thresholds {
