@@ -113,13 +113,29 @@ fn has_drive_letter_segment(path: &str) -> bool {
 
 /// §4.2 single-dot URL path segment: `.` or `%2e` (any case).
 fn single_dot(s: &str) -> bool {
-    s == "." || s.eq_ignore_ascii_case("%2e")
+    single_dot_bytes(s.as_bytes())
 }
 
-/// §4.2 double-dot URL path segment: two single dots.
+fn single_dot_bytes(b: &[u8]) -> bool {
+    match b {
+        [b'.'] => true,
+        [b'%', b'2', e] => e | 0x20 == b'e',
+        _ => false,
+    }
+}
+
+/// §4.2 double-dot URL path segment: two single dots (`..`, `.%2e`,
+/// `%2e.`, `%2e%2e`, any case).
 fn double_dot(s: &str) -> bool {
-    matches!(s.len(), 2 | 4 | 6)
-        && (1..s.len()).any(|k| s.is_char_boundary(k) && single_dot(&s[..k]) && single_dot(&s[k..]))
+    let b = s.as_bytes();
+    match b.len() {
+        2 => b == b"..",
+        4 => {
+            (b[0] == b'.' && single_dot_bytes(&b[1..])) || (single_dot_bytes(&b[..3]) && b[3] == b'.')
+        }
+        6 => single_dot_bytes(&b[..3]) && single_dot_bytes(&b[3..]),
+        _ => false,
+    }
 }
 
 /// §4.4 path start and path states of a special URL for `path` (empty or
@@ -179,6 +195,33 @@ mod tests {
         ] {
             let r = crate::parse(s).unwrap();
             assert_eq!(rewritten_href(&r), via_url(s), "{s}");
+        }
+    }
+
+    /// The §4.2 definitions as written: a single dot is `.` or `%2e`, a
+    /// double dot two of them.
+    #[test]
+    fn dot_segments_are_the_standards() {
+        fn single(s: &str) -> bool {
+            s == "." || s.eq_ignore_ascii_case("%2e")
+        }
+        fn double(s: &str) -> bool {
+            (1..s.len()).any(|k| s.is_char_boundary(k) && single(&s[..k]) && single(&s[k..]))
+        }
+        let alphabet = [".", "%", "2", "e", "E", "f", "é", "3"];
+        let mut all = vec![String::new()];
+        for _ in 0..6 {
+            let longer: Vec<String> = all
+                .iter()
+                .filter(|s| s.chars().count() == all.last().unwrap().chars().count())
+                .flat_map(|s| alphabet.iter().map(move |c| format!("{s}{c}")))
+                .collect();
+            all.extend(longer);
+        }
+        assert_eq!(all.len(), (0..=6).map(|k| 8usize.pow(k)).sum::<usize>());
+        for s in &all {
+            assert_eq!(single_dot(s), single(s), "{s:?}");
+            assert_eq!(double_dot(s), double(s), "{s:?}");
         }
     }
 

@@ -233,7 +233,7 @@ fn edges(cx: &Ctx<'_>, at: &At, page: &str, base: Option<&str>, links: &[Link<'_
         }
         if cx.with_path {
             out.push(',');
-            if l.path.contains(' ') {
+            if l.path.as_bytes().contains(&b' ') {
                 push_field(&mut out, &l.path.replace(' ', "%20"));
             } else {
                 push_field(&mut out, &l.path);
@@ -323,7 +323,7 @@ enum RefShape {
 fn ref_shape(r: &str) -> RefShape {
     let b = r.as_bytes();
     // The parser drops tabs and newlines anywhere first (§4.4).
-    if memchr::memchr3(b'\t', b'\n', b'\r', b).is_some() {
+    if has_tab_or_newline(b) {
         return RefShape::Other;
     }
     let Some(&first) = b.first() else {
@@ -352,7 +352,22 @@ fn ref_shape(r: &str) -> RefShape {
     }
 }
 
-/// The key of `href` joined to `base` by the URL Standard. An absolute
+/// `b` holds a tab, LF or CR. Links are short, so eight bytes at a time
+/// without a call: a word with no byte below 0x0E has none of them.
+fn has_tab_or_newline(b: &[u8]) -> bool {
+    const ONES: u64 = u64::MAX / 255;
+    let is = |c: u8| matches!(c, b'\t' | b'\n' | b'\r');
+    let mut words = b.chunks_exact(8);
+    for w in &mut words {
+        let x = u64::from_le_bytes(w.try_into().expect("eight bytes"));
+        if x.wrapping_sub(ONES * 0x0e) & !x & (ONES << 7) != 0 && w.iter().any(|&c| is(c)) {
+            return true;
+        }
+    }
+    words.remainder().iter().any(|&c| is(c))
+}
+
+/// The key of `href` joined to `base` by the URL Standard./// The key of `href` joined to `base` by the URL Standard. An absolute
 /// `scheme://` reference is keyed as it is, a relative one appended to
 /// the part of the base it keeps (in `buf`): the key function's web mode
 /// parses both as the join would, without building the joined URL. A key
@@ -415,6 +430,27 @@ impl LinkReject {
             path: l.path.to_string(),
             input: l.url.to_string(),
             reason,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::has_tab_or_newline;
+
+    #[test]
+    fn tab_or_newline_anywhere_in_any_length() {
+        for len in 0..40 {
+            for at in 0..=len {
+                for bad in 0u8..=255 {
+                    let mut b = vec![b'a'; len];
+                    if at < len {
+                        b[at] = bad;
+                    }
+                    let want = memchr::memchr3(b'\t', b'\n', b'\r', &b).is_some();
+                    assert_eq!(has_tab_or_newline(&b), want, "{b:?}");
+                }
+            }
         }
     }
 }
