@@ -28,6 +28,8 @@
 use std::borrow::Cow;
 use std::fmt;
 
+use super::Link;
+
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 
@@ -181,6 +183,16 @@ impl<'a> Reader<'a> {
         if self.peek()? != b'"' {
             return None;
         }
+        let (from, to, escaped) = self.string_body()?;
+        if !escaped {
+            return Some(Cow::Borrowed(&self.s[from..to]));
+        }
+        unescape(&self.s[from..to]).map(Cow::Owned)
+    }
+
+    /// [`Self::string`] at a string's opening `"`, inlined where it is hot.
+    #[inline(always)]
+    fn string_inline(&mut self) -> Option<Cow<'a, str>> {
         let (from, to, escaped) = self.string_body()?;
         if !escaped {
             return Some(Cow::Borrowed(&self.s[from..to]));
@@ -502,7 +514,7 @@ impl<'a> Reader<'a> {
         let (mut head, mut links) = (None, None);
         self.object(|r, key| match key {
             b"Head" => once(&mut head, nullable(r, Self::head)),
-            b"Links" => once(&mut links, r.list(Self::link_obj)),
+            b"Links" => once(&mut links, r.links()),
             _ => r.skip(),
         })?;
         Some(HtmlMeta {
@@ -553,6 +565,117 @@ impl<'a> Reader<'a> {
             Some(())
         })?;
         Some(o)
+    }
+
+    /// `Links`, the bulk of a record: each object read by [`Self::link_item`]
+    /// straight into the [`Link`] it gives, if any.
+    fn links(&mut self) -> Option<Option<LinkList<'a>>> {
+        nullable(self, |r| {
+            let mut v = Vec::new();
+            r.array(|r| {
+                v.extend(r.link_item()?);
+                Some(())
+            })?;
+            Some(LinkList(v))
+        })
+    }
+
+    /// One object of `Links`: [`Self::link_obj`] with the usual keys
+    /// (`"path":`, `"url":`, `"href":`, `"text":`) matched as one word
+    /// each; any other key takes the general way.
+    #[inline]
+    fn link_item(&mut self) -> Option<Option<Link<'a>>> {
+        self.eat(b'{')?;
+        self.ws();
+        let (mut path, mut url, mut href) = (None, None, None);
+        let mut seen = 0u8;
+        if self.peek()? == b'}' {
+            self.i += 1;
+            return Some(None);
+        }
+        loop {
+            let bit = match self.link_key() {
+                Some(bit) => bit,
+                None => {
+                    if self.peek()? != b'"' {
+                        return None;
+                    }
+                    let (from, to, escaped) = self.string_body()?;
+                    if escaped {
+                        return None;
+                    }
+                    self.eat(b':')?;
+                    match &self.b[from..to] {
+                        b"path" => 1,
+                        b"url" => 2,
+                        b"href" => 4,
+                        _ => 0,
+                    }
+                }
+            };
+            self.ws();
+            if bit == 0 {
+                // Mostly `text`: a string, its body scanned in place.
+                if self.peek()? == b'"' {
+                    self.string_body()?;
+                } else {
+                    self.skip_any()?;
+                }
+            } else {
+                if seen & bit != 0 {
+                    return None;
+                }
+                seen |= bit;
+                let v = if self.peek()? == b'"' {
+                    Some(self.string_inline()?)
+                } else {
+                    self.text()?
+                };
+                match bit {
+                    1 => path = v,
+                    2 => url = v,
+                    _ => href = v,
+                }
+            }
+            self.ws();
+            match self.peek()? {
+                b',' => {
+                    self.i += 1;
+                    self.ws();
+                }
+                b'}' => {
+                    self.i += 1;
+                    return Some(link_of(path, url, href));
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// A link object's usual key with its colon right after it, at `i`:
+    /// its bit (`path` 1, `url` 2, `href` 4, `text` 0, which is skipped),
+    /// `i` moved past the colon; `None` for anything else.
+    #[inline(always)]
+    fn link_key(&mut self) -> Option<u8> {
+        const fn word(k: &[u8; 8]) -> u64 {
+            u64::from_le_bytes(*k)
+        }
+        const SEVEN: u64 = u64::MAX >> 8;
+        const SIX: u64 = u64::MAX >> 16;
+        let w = word(self.b.get(self.i..self.i + 8)?.try_into().unwrap());
+        let (bit, len) = if w & SEVEN == word(b"\"path\":\0") {
+            (1, 7)
+        } else if w & SIX == word(b"\"url\":\0\0") {
+            (2, 6)
+        } else if w & SEVEN == word(b"\"text\":\0") {
+            (0, 7)
+        } else if w & SEVEN == word(b"\"href\":\0") {
+            (4, 7)
+        } else {
+            return None;
+        };
+        self.i += len;
+        Some(bit)
     }
 
     fn meta(&mut self) -> Option<Meta<'a>> {
@@ -692,7 +815,7 @@ pub(super) struct HtmlMeta<'a> {
     #[serde(rename = "Head", borrow, default)]
     pub(super) head: Option<Head<'a>>,
     #[serde(rename = "Links", borrow, default)]
-    pub(super) links: Option<Vec<LinkObj<'a>>>,
+    pub(super) links: Option<LinkList<'a>>,
 }
 
 #[derive(Deserialize, Debug, PartialEq)]
@@ -715,6 +838,51 @@ pub(super) struct LinkObj<'a> {
     pub(super) url: Option<Cow<'a, str>>,
     #[serde(borrow, default, deserialize_with = "text")]
     pub(super) href: Option<Cow<'a, str>>,
+}
+
+/// The links of `Links` as a page holds them ([`link_of`]): the scanner
+/// builds them as it reads, serde from the [`LinkObj`]s it reads.
+#[derive(Debug, PartialEq)]
+pub(super) struct LinkList<'a>(pub(super) Vec<Link<'a>>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for LinkList<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let objs = Vec::<LinkObj<'a>>::deserialize(d)?;
+        Ok(LinkList(
+            objs.into_iter()
+                .filter_map(|o| link_of(o.path, o.url, o.href))
+                .collect(),
+        ))
+    }
+}
+
+/// The link of a `Links` object, as cc-pyspark takes it: its `url`, or
+/// else an absolute `href` ([`is_abs_http`]); its `path`, or nothing.
+fn link_of<'a>(
+    path: Option<Cow<'a, str>>,
+    url: Option<Cow<'a, str>>,
+    href: Option<Cow<'a, str>>,
+) -> Option<Link<'a>> {
+    let url = match (url, href) {
+        (Some(u), _) => u,
+        (None, Some(h)) if is_abs_http(&h) => h,
+        _ => return None,
+    };
+    Some(Link::new(url, path.unwrap_or(Cow::Borrowed(""))))
+}
+
+/// `http://`, `https://` or `//` at the start (cc-pyspark's test for an
+/// absolute link in a `content` or `href`).
+pub fn is_abs_http(s: &str) -> bool {
+    let b = s.as_bytes();
+    let rest = if b.len() >= 5 && b[..5].eq_ignore_ascii_case(b"http:") {
+        &b[5..]
+    } else if b.len() >= 6 && b[..6].eq_ignore_ascii_case(b"https:") {
+        &b[6..]
+    } else {
+        b
+    };
+    rest.starts_with(b"//")
 }
 
 #[derive(Deserialize, Debug, PartialEq)]

@@ -14,6 +14,7 @@
 
 use std::borrow::Cow;
 
+pub use super::json::is_abs_http;
 use super::json::Wat;
 use super::Link;
 
@@ -116,13 +117,8 @@ fn page_of(wat: Wat<'_>) -> Result<Option<WatPage<'_>>, String> {
             }
         }
     }
-    for l in html.links.unwrap_or_default() {
-        let url = match (l.url, l.href) {
-            (Some(u), _) => u,
-            (None, Some(h)) if is_abs_http(&h) => h,
-            _ => continue,
-        };
-        links.push(Link::new(url, l.path.unwrap_or(Cow::Borrowed(""))));
+    if let Some(list) = html.links {
+        links.extend(list.0);
     }
     Ok(Some(page))
 }
@@ -149,20 +145,6 @@ pub const META_NAME_LINKS: [&str; 6] = [
     "msapplication-TileImage",
     "vb_meta_bburl",
 ];
-
-/// `http://`, `https://` or `//` at the start (cc-pyspark's test for an
-/// absolute link in a `content` or `href`).
-pub fn is_abs_http(s: &str) -> bool {
-    let b = s.as_bytes();
-    let rest = if b.len() >= 5 && b[..5].eq_ignore_ascii_case(b"http:") {
-        &b[5..]
-    } else if b.len() >= 6 && b[..6].eq_ignore_ascii_case(b"https:") {
-        &b[6..]
-    } else {
-        b
-    };
-    rest.starts_with(b"//")
-}
 
 /// The targets of an HTTP `Link` header (RFC 8288 §3: `<target>; params`,
 /// several separated by commas).

@@ -1,3 +1,5 @@
+use std::borrow::Cow;
+
 use super::scan;
 use super::serde_wat;
 
@@ -31,8 +33,10 @@ fn the_common_shape_is_read_by_the_scanner() {
         .unwrap()
         .links
         .unwrap();
-    assert_eq!(links.len(), 3);
-    assert_eq!(links[0].url.as_deref(), Some("z"));
+    assert_eq!(links.0.len(), 2);
+    assert_eq!((&*links.0[0].url, &*links.0[0].path), ("z", "A@/href"));
+    assert!(matches!(links.0[0].url, Cow::Borrowed(_)));
+    assert_eq!(&*links.0[1].url, "http://h/");
 }
 
 #[test]
