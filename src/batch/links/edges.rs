@@ -186,7 +186,8 @@ fn edges(cx: &Ctx<'_>, at: &At, page: &str, base: Option<&str>, links: &[Link<'_
     // why (`invalid base: …`).
     let parsed_base = (cx.resolve_once && !cx.web_join)
         .then(|| crate::parse(&base).ok().filter(|b| b.is_absolute()))
-        .flatten();
+        .flatten()
+        .map(StrictBase::new);
     // The source's field, quoted once for all the page's edges.
     let mut src_field = String::new();
     push_field(&mut src_field, src_host.as_deref().unwrap_or(&source));
@@ -196,7 +197,7 @@ fn edges(cx: &Ctx<'_>, at: &At, page: &str, base: Option<&str>, links: &[Link<'_
     for (i, l) in links.iter().enumerate() {
         let keyed = match (&web_base, &parsed_base) {
             (Some(b), _) => web_key(cx, b, ends, &l.url, &mut joined),
-            (None, Some(bp)) => resolved_key(cx, bp, &l.url),
+            (None, Some(bp)) => resolved_key(cx, bp, &l.url, &mut joined),
             (None, None) => (cx.key)(&l.url, Some(&base)),
         };
         let target = match keyed {
@@ -253,15 +254,76 @@ fn edges(cx: &Ctx<'_>, at: &At, page: &str, base: Option<&str>, links: &[Link<'_
 /// function resolving it itself gives it when it prepares nothing.
 fn resolved_key<'r>(
     cx: &Ctx<'_>,
-    base: &crate::IriRef<'_>,
+    base: &StrictBase<'_>,
     link: &'r str,
+    buf: &mut String,
 ) -> Result<Cow<'r, str>, RejectReason> {
     let r = crate::parse(link).map_err(RejectReason::Key)?;
     if r.is_absolute() {
         return (cx.key)(link, None);
     }
-    let abs = crate::resolve(base, &r);
-    (cx.key)(&abs, None).map(|k| Cow::Owned(k.into_owned()))
+    if !base.append(&r, buf) {
+        *buf = crate::resolve(&base.iri, &r);
+    }
+    (cx.key)(buf, None).map(|k| Cow::Owned(k.into_owned()))
+}
+
+/// A page's base for RFC 3986 §5.2 resolution, with where its parts end
+/// in its serialization when it has an authority and a non-empty path
+/// without dot segments: then a relative reference without dot segments
+/// resolves to a prefix of the base followed by the reference as written
+/// (§5.2.2 with §5.2.3 merge and §5.2.4 changing nothing, §5.3
+/// recomposition), with no `resolve` and no allocation.
+struct StrictBase<'a> {
+    iri: crate::IriRef<'a>,
+    /// `(scheme + ':', authority, directory, path, query)` ends.
+    ends: Option<[usize; 5]>,
+}
+
+impl<'a> StrictBase<'a> {
+    fn new(iri: crate::IriRef<'a>) -> Self {
+        let (path_start, path_end) = iri.path_range();
+        let path = iri.path();
+        let ends = (iri.authority().is_some()
+            && path.starts_with('/')
+            && !crate::resolve::has_dot_segments(path))
+        .then(|| {
+            let dir = path_start + path.rfind('/').map_or(0, |i| i + 1);
+            let query = path_end + iri.query().map_or(0, |q| q.len() + 1);
+            let scheme = iri.scheme().map_or(0, |s| s.len() + 1);
+            [scheme, path_start, dir, path_end, query]
+        });
+        StrictBase { iri, ends }
+    }
+
+    /// `r` (a relative reference) resolved into `buf` by appending it to
+    /// the part of the base it keeps; `false` when that does not apply.
+    fn append(&self, r: &crate::IriRef<'_>, buf: &mut String) -> bool {
+        let Some([scheme, authority, dir, path, query]) = self.ends else {
+            return false;
+        };
+        let p = r.path();
+        let upto = if r.authority().is_some() {
+            scheme
+        } else if p.is_empty() {
+            if r.query().is_some() {
+                path
+            } else {
+                query
+            }
+        } else if p.starts_with('/') {
+            authority
+        } else {
+            dir
+        };
+        if !p.is_empty() && crate::resolve::has_dot_segments(p) {
+            return false;
+        }
+        buf.clear();
+        buf.push_str(&self.iri.as_str()[..upto]);
+        buf.push_str(r.as_str());
+        true
+    }
 }
 
 /// A CSV field (quoted where CSV needs it) onto `out`.
@@ -436,7 +498,51 @@ impl LinkReject {
 
 #[cfg(test)]
 mod tests {
-    use super::has_tab_or_newline;
+    use super::{has_tab_or_newline, StrictBase};
+
+    /// Appending to the base's prefix is RFC 3986 §5.2 resolution
+    /// wherever it applies, and it applies to the usual links.
+    #[test]
+    fn appended_references_are_resolved_ones() {
+        let bases = [
+            "http://a/b/c/d;p?q",
+            "http://a/b/c/d;p?q#f",
+            "HTTP://A:80/b/",
+            "http://a/b",
+            "http://a/",
+            "http://a",
+            "http://a?q",
+            "http://a/b/./c",
+            "http://a/b/../c/d",
+            "http://u@a/x%2E/y?",
+            "urn:x:y",
+            "mailto:a@b",
+            "file:///c:/d/e",
+            "http://a//b//c",
+        ];
+        let refs = [
+            "", "g", "./g", "g/", "/g", "//g", "//g/h?y#s", "?y", "g?y", "#s", "g#s", "g?y#s",
+            ";x", "g;x", "g;x?y#s", ".", "./", "..", "../", "../g", "../..", "g/./h", "g/../h",
+            "/./g", "/../g", "g.", ".g", "g..", "..g", "%2e/g", "//g/./h", "//g/..", "a:b/c",
+            "?", "#", "?#", "g//h", "/g//./h", "//", "///g", "é/ü?ç#ñ",
+        ];
+        let mut appended = 0;
+        for b in bases {
+            let base = StrictBase::new(crate::parse(b).unwrap());
+            for r in refs {
+                let rr = crate::parse(r).unwrap();
+                if rr.is_absolute() {
+                    continue;
+                }
+                let mut buf = String::from("junk");
+                if base.append(&rr, &mut buf) {
+                    appended += 1;
+                    assert_eq!(buf, crate::resolve(&base.iri, &rr), "{b} + {r}");
+                }
+            }
+        }
+        assert!(appended > 200, "{appended}");
+    }
 
     #[test]
     fn tab_or_newline_anywhere_in_any_length() {
