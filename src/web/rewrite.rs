@@ -143,10 +143,15 @@ fn double_dot(s: &str) -> bool {
 /// result serialized (§4.5: `/` before each segment) onto `out`.
 fn push_path(out: &mut String, path: &str) {
     let start = out.len();
-    let segments = path.strip_prefix('/').unwrap_or(path);
-    let mut rest = segments.split('/').peekable();
-    while let Some(seg) = rest.next() {
-        let last = rest.peek().is_none();
+    let b = path.as_bytes();
+    let mut from = usize::from(b.first() == Some(&b'/'));
+    loop {
+        let end = b[from..]
+            .iter()
+            .position(|&c| c == b'/')
+            .map_or(b.len(), |k| from + k);
+        let seg = &path[from..end];
+        let last = end == b.len();
         if double_dot(seg) {
             // Shorten the path: drop its last segment.
             if out.len() > start {
@@ -164,6 +169,10 @@ fn push_path(out: &mut String, path: &str) {
             out.push('/');
             out.push_str(seg);
         }
+        if last {
+            return;
+        }
+        from = end + 1;
     }
 }
 
@@ -192,6 +201,17 @@ mod tests {
             "http://h.example",
             "Ftp://h.example:21/x/./",
             "wss://ＡＢＣ.com/",
+            "HTTP://H/a/./b/1",
+            "http://H/a/b/../c/./d/..",
+            "http://H/..",
+            "http://H/../a",
+            "http://H/a//../b",
+            "http://H/./",
+            "http://H/.",
+            "http://H/a/%2E%2e/b/%2e",
+            "http://H/a/.%2E/b/..%2f/c",
+            "http://H/a/b/c/../../../../d/./",
+            "http://H:80//./..//x",
         ] {
             let r = crate::parse(s).unwrap();
             assert_eq!(rewritten_href(&r), via_url(s), "{s}");

@@ -477,6 +477,16 @@ fn href_key<'s>(cx: &Ctx<'_>, s: &'s str) -> Option<Cow<'s, str>> {
         return (cx.key)(s, None).ok();
     }
     let href = crate::web::rewritten_href(&r)?;
+    // An `href` as the parser writes it is its own: keyed from its parse.
+    if let Some(f) = cx.own_href_key {
+        if let Ok(h) = crate::parse(&href) {
+            if crate::web::is_own_href_parsed(&h) {
+                if let Some(k) = f(&h) {
+                    return Some(Cow::Owned(k.into_owned()));
+                }
+            }
+        }
+    }
     (cx.key)(&href, None)
         .ok()
         .map(|k| Cow::Owned(k.into_owned()))
