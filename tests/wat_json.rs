@@ -166,6 +166,13 @@ impl Gen {
             for _ in 0..(if self.one_in(30) { 2 } else { 1 }) {
                 if !self.one_in(8) {
                     let v = value(self, depth + 1);
+                    // Now and then the name with an escape (the same key
+                    // to serde, not to a reader matching raw bytes).
+                    let name = if self.one_in(25) {
+                        format!("\\u{:04x}{}", u32::from(name.as_bytes()[0]), &name[1..])
+                    } else {
+                        name.to_string()
+                    };
                     members.push(format!("\"{name}\"{}:{}{v}", self.ws(), self.ws()));
                 }
             }
@@ -196,7 +203,12 @@ impl Gen {
     }
     fn link(&mut self, d: u32) -> String {
         self.object(
-            &[("path", Gen::text), ("url", Gen::text), ("href", Gen::text)],
+            &[
+                ("path", Gen::text),
+                ("url", Gen::text),
+                ("text", Gen::text),
+                ("href", Gen::text),
+            ],
             d,
         )
     }
@@ -310,4 +322,25 @@ fn generated_documents_agree() {
     }
     // Enough of them are pages with links for the comparison to mean much.
     assert!(accepted > n as usize / 20, "{accepted}");
+}
+
+/// `Links` arrays of generated link objects (keys in any order, with
+/// whitespace, escapes, duplicates and unknown members; values of any
+/// type) in a page that is otherwise plain: the scanner's `Links` reader
+/// against serde, on many links.
+#[test]
+fn generated_links_agree() {
+    let (mut links, n) = (0, 12_000u64);
+    for seed in 1..=n {
+        let mut g = Gen(seed.wrapping_mul(0xD1B5_4A32_D192_ED03));
+        let items: Vec<String> = (0..g.next() % 6).map(|_| g.link(1)).collect();
+        let doc = format!(
+            r#"{{"Envelope":{{"WARC-Header-Metadata":{{"WARC-Type":"response","WARC-Target-URI":"http://a.example/"}},"Payload-Metadata":{{"HTTP-Response-Metadata":{{"HTML-Metadata":{{"Links":[{}]}}}}}}}}}}"#,
+            items.join(",")
+        );
+        if agree(&doc) {
+            links += wat_links(&doc).unwrap().unwrap().links.len();
+        }
+    }
+    assert!(links > 2_000, "{links}");
 }

@@ -12,6 +12,10 @@
 //!                                   "Links": [{"path", "url", "href"}, ..]}}}}}
 //! ```
 //!
+//! `Links`, most of a record's bytes, is read straight into the [`Link`]s
+//! a page holds ([`LinkList`]; serde builds them from its structs), the
+//! usual keys of a link object matched as one eight-byte word each.
+//!
 //! Every other member is skipped with the validation `serde_json` gives an
 //! ignored value (strings: no control character, valid escapes; numbers,
 //! literals, nesting, commas and colons by the grammar), so a document is

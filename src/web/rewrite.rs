@@ -131,7 +131,8 @@ fn double_dot(s: &str) -> bool {
     match b.len() {
         2 => b == b"..",
         4 => {
-            (b[0] == b'.' && single_dot_bytes(&b[1..])) || (single_dot_bytes(&b[..3]) && b[3] == b'.')
+            (b[0] == b'.' && single_dot_bytes(&b[1..]))
+                || (single_dot_bytes(&b[..3]) && b[3] == b'.')
         }
         6 => single_dot_bytes(&b[..3]) && single_dot_bytes(&b[3..]),
         _ => false,
