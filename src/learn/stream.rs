@@ -11,8 +11,10 @@
 //! [`learn`](super::digest::learn) on the same records, whatever the
 //! number of workers or the chunk size: an origin's captures reach its
 //! `Origin` in input order, and the rules are sorted at the end. Each
-//! origin's verdicts (a few numbers per candidate) are kept until the end
-//! of the pass, where [`pool`] judges them across origins.
+//! origin's verdicts (a few numbers per candidate) go to the pooled pass
+//! ([`pool`]), which sorts them in a [`Grouping`](super::group::Grouping)
+//! — on disk past a memory budget — and judges them across origins at the
+//! end.
 //!
 //! An origin whose captures are in two chunks means the input is not
 //! grouped by host: the pass stops with [`StreamError::Unsorted`] and the
@@ -29,9 +31,10 @@ use std::sync::{mpsc, Arc, Mutex};
 
 use rayon::prelude::*;
 
-use super::cluster::{Judgement, Origin, OriginStats, Thresholds};
-use super::digest::{split_key, url_key, ContentRules, DigestOptions};
-use super::pool::{self, Pooled};
+use super::cluster::{Judgement, Origin, OriginStats};
+use super::digest::{split_key, url_key, DigestOptions};
+use super::grouping::in_memory;
+use super::pool::{NewGrouping, PoolPass, Pooled, PooledRules};
 use super::records::{index_line, timestamp_secs, IndexLine};
 use crate::cdx::{CdxLayout, Format};
 
@@ -44,8 +47,13 @@ pub const CHUNK_BYTES: usize = 1 << 20;
 /// [`ReadResult`](super::records::ReadResult), without the records).
 #[derive(Debug, Default)]
 pub struct Learnt {
-    /// Rules, with `records` and `unusable` counted.
-    pub rules: ContentRules,
+    /// Every rule, applied or refused, to be drained in the order of the
+    /// rules file.
+    pub rules: PooledRules,
+    /// Records read as content evidence, and those of them that were no
+    /// evidence (URL not a valid reference, no authority, or user info).
+    pub records: usize,
+    pub unusable: usize,
     pub rejected: Vec<(usize, String)>,
     pub not_200: usize,
     pub redirects: Vec<(String, String)>,
@@ -155,37 +163,44 @@ impl Claims {
 /// Learn the content rules of a CDX/CDXJ index sorted (or at least
 /// grouped) by host, in one pass; `progress` is called with the bytes
 /// read. Chunks go to the current rayon pool through a queue of twice as
-/// many chunks as it has threads.
+/// many chunks as it has threads. The pooled pass's summaries are held in
+/// memory.
 pub fn learn_sorted<R: BufRead>(
     r: R,
     format: Format,
     opts: &DigestOptions,
     progress: &mut dyn FnMut(u64),
 ) -> Result<Learnt, StreamError> {
-    learn_sorted_with(r, format, opts, CHUNK_BYTES, None, progress)
+    learn_sorted_with(r, format, opts, CHUNK_BYTES, None, &in_memory, progress)
 }
 
-/// [`learn_sorted`] with chunks of about `chunk_bytes`; every line read is
-/// also written to `tee` (for input that cannot be read twice: when the
-/// pass stops on [`StreamError::Unsorted`], `tee` holds what was read of
-/// `r`, and `r` the rest).
+/// [`learn_sorted`] with chunks of about `chunk_bytes`, the pooled pass's
+/// summaries sorted in groupings made by `new`; every line read is also
+/// written to `tee` (for input that cannot be read twice: when the pass
+/// stops on [`StreamError::Unsorted`], `tee` holds what was read of `r`,
+/// and `r` the rest).
 pub fn learn_sorted_with<R: BufRead>(
     mut r: R,
     format: Format,
     opts: &DigestOptions,
     chunk_bytes: usize,
     tee: Option<&mut dyn Write>,
+    new: &NewGrouping<'_>,
     progress: &mut dyn FnMut(u64),
 ) -> Result<Learnt, StreamError> {
     let claims = Claims::default();
+    let gather = Mutex::new(Gather::new(PoolPass::new(&opts.thresholds(), new)));
     let (tx, rx) = mpsc::sync_channel::<Chunk>(2 * rayon::current_num_threads());
-    let (outs, read) = std::thread::scope(|s| {
-        let claims = &claims;
+    let (workers, read) = std::thread::scope(|s| {
+        let (claims, gather) = (&claims, &gather);
         let workers = s.spawn(move || {
-            rx.into_iter()
-                .par_bridge()
-                .map(|c| learn_chunk(c, opts, claims))
-                .collect::<Vec<ChunkOut>>()
+            rx.into_iter().par_bridge().for_each(|c| {
+                let out = learn_chunk(c, opts, claims);
+                // A failed pass stops the reader as a broken claim does.
+                if !gather.lock().unwrap_or_else(|e| e.into_inner()).add(out) {
+                    claims.broken.store(true, Ordering::Relaxed);
+                }
+            })
         });
         let read = cut_chunks(
             &mut r,
@@ -197,22 +212,23 @@ pub fn learn_sorted_with<R: BufRead>(
             progress,
         );
         drop(tx);
-        let outs = workers.join();
-        (outs, read)
+        (workers.join(), read)
     });
     read?;
-    let mut outs = match outs {
-        Ok(o) => o,
-        Err(p) => std::panic::resume_unwind(p),
-    };
+    if let Err(p) = workers {
+        std::panic::resume_unwind(p)
+    }
+    let gather = gather.into_inner().unwrap_or_else(|e| e.into_inner());
+    if let Some(e) = gather.failed {
+        return Err(StreamError::Io(e));
+    }
     if let Some((line, origin, _)) = claims.first_broken.into_inner().unwrap_or(None) {
         return Err(StreamError::Unsorted {
             origin,
             line: line + 1,
         });
     }
-    outs.sort_unstable_by_key(|o| o.seq);
-    Ok(gather(outs, &opts.thresholds()))
+    Ok(gather.finish()?)
 }
 
 /// The reading thread: lines into chunks that end at a host boundary.
@@ -386,28 +402,64 @@ fn learn_chunk(c: Chunk, opts: &DigestOptions, claims: &Claims) -> ChunkOut {
     out
 }
 
-/// The chunks' figures summed, and the second pass over every origin's
-/// verdicts ([`pool::decide`]).
-pub(super) fn gather(outs: Vec<ChunkOut>, t: &Thresholds) -> Learnt {
-    let mut l = Learnt::default();
-    let (mut records, mut unusable) = (0, 0);
-    let mut rules = Vec::new();
-    for o in outs {
-        rules.extend(o.rules);
-        l.rejected.extend(o.rejected);
+/// A chunk's number, rejected lines and redirects.
+type ChunkLines = (usize, Vec<(usize, String)>, Vec<(String, String)>);
+
+/// The chunks' figures summed as they come, in any order, their verdicts
+/// pushed to the pooled pass.
+pub(super) struct Gather<'n> {
+    l: Learnt,
+    pass: PoolPass<'n>,
+    /// Each chunk's rejected lines and redirects, by chunk.
+    lines: Vec<ChunkLines>,
+    /// Why the pass could not go on.
+    pub(super) failed: Option<io::Error>,
+}
+
+impl<'n> Gather<'n> {
+    pub(super) fn new(pass: PoolPass<'n>) -> Self {
+        Gather {
+            l: Learnt::default(),
+            pass,
+            lines: Vec::new(),
+            failed: None,
+        }
+    }
+
+    /// Add a chunk's share; `false` once the pass failed.
+    pub(super) fn add(&mut self, o: ChunkOut) -> bool {
+        if self.failed.is_some() {
+            return false;
+        }
+        if let Err(e) = o.rules.iter().try_for_each(|j| self.pass.push(j)) {
+            self.failed = Some(e);
+            return false;
+        }
+        if !o.rejected.is_empty() || !o.redirects.is_empty() {
+            self.lines.push((o.seq, o.rejected, o.redirects));
+        }
+        let l = &mut self.l;
         l.not_200 += o.not_200;
-        l.redirects.extend(o.redirects);
-        records += o.records;
-        unusable += o.unusable;
+        l.records += o.records;
+        l.unusable += o.unusable;
         l.origins += o.origins;
         l.stats = l.stats.plus(o.stats);
+        true
     }
-    let (rules, pooled) = pool::decide(rules, t);
-    l.rules = ContentRules::from_candidates(rules);
-    l.pooled = pooled;
-    l.rules.records = records;
-    l.rules.unusable = unusable;
-    l
+
+    /// The second pass over every origin's verdicts ([`PoolPass`]).
+    pub(super) fn finish(mut self) -> io::Result<Learnt> {
+        if let Some(e) = self.failed {
+            return Err(e);
+        }
+        self.lines.sort_unstable_by_key(|x| x.0);
+        for (_, rejected, redirects) in self.lines {
+            self.l.rejected.extend(rejected);
+            self.l.redirects.extend(redirects);
+        }
+        (self.l.rules, self.l.pooled) = self.pass.finish()?;
+        Ok(self.l)
+    }
 }
 
 /// A reader that reports the bytes read.

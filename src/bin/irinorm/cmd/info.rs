@@ -3,11 +3,12 @@
 //! learned from redirects and content digests).
 
 use std::borrow::Cow;
-use std::io::Write;
+use std::io::{BufWriter, Seek, Write};
+use std::path::Path;
 
 use irinorm::batch::OutputFile;
-use irinorm::learn::digest::{self, DigestOptions, Evidence};
-use irinorm::learn::pool::Pooled;
+use irinorm::learn::digest::{self, ContentRule, DigestOptions, Evidence};
+use irinorm::learn::pool::{Pooled, PooledRules};
 use irinorm::learn::Learned;
 use irinorm::{Level, Mode, Rules};
 
@@ -180,30 +181,36 @@ pub fn learn(a: &LearnArgs) -> Result<i32, CliError> {
         pairs.extend(r.redirects.iter().cloned());
         content = Some(std::mem::take(&mut r.rules));
     }
-    let mut learned = Learned::from_pairs(
+    let learned = Learned::from_pairs(
         pairs.iter().map(|(x, y)| (x.as_str(), y.as_str())),
         a.min_evidence,
     );
-    if let Some(c) = content {
-        learned = learned.with_content(c);
-    }
     if let Some(path) = &a.output {
+        // The content rules stream from the pooled pass to the file.
         let mut out = OutputFile::create(Some(path))?;
-        out.write(learned.to_tsv().as_bytes())?;
+        out.write(learned.redirects_tsv().as_bytes())?;
+        let (mut total, mut active) = (0, 0);
+        let mut buf = String::new();
+        drain_rules(content, |r| {
+            total += 1;
+            active += usize::from(r.is_active());
+            r.push_tsv_row(&mut buf);
+            flush_at(&mut buf, FLUSH, |b| out.write(b))
+        })?;
+        out.write(buf.as_bytes())?;
         out.finish()?;
-        let content_active = learned.content().active().count();
         note(format_args!(
             "{} redirect rule(s), {} content rule(s) ({} contradicted, never applied) written to {}",
             learned.rules().count(),
-            content_active,
-            learned.content().candidates().len() - content_active,
+            active,
+            total - active,
             escape(&path.display().to_string())
         ));
         return Ok(0);
     }
     let mut t = String::new();
     if let Some((name, r)) = &read {
-        let (records, unusable) = learned.content().record_counts();
+        let (records, unusable) = (r.records, r.unusable);
         t.push_str(&format!(
             "{}: {} captures read as content evidence ({} unusable URLs) on {} origins, \
              {} not status 200 ({} redirects with a target), {} lines rejected; \
@@ -264,11 +271,64 @@ pub fn learn(a: &LearnArgs) -> Result<i32, CliError> {
             String::new()
         }
     ));
-    rules_report(&mut t, &learned);
+    let stdout = std::io::stdout();
+    let mut w = BufWriter::with_capacity(FLUSH, stdout.lock());
+    rules_report(&mut w, &t, &learned, content, a.temp_dir.as_deref())?;
+    let mut t = String::new();
     if let Some((_, r)) = &read {
         pooled_report(&mut t, &r.pooled);
     }
-    write_stdout(t.as_bytes())
+    w.write_all(t.as_bytes())
+        .and_then(|()| w.flush())
+        .map_err(stdout_err)?;
+    Ok(0)
+}
+
+/// Bytes of rows gathered before they are written.
+const FLUSH: usize = 1 << 16;
+
+/// Hand `buf` to `write` and empty it once it holds `at` bytes or more.
+fn flush_at(
+    buf: &mut String,
+    at: usize,
+    mut write: impl FnMut(&[u8]) -> Result<(), CliError>,
+) -> Result<(), CliError> {
+    if buf.len() >= at {
+        write(buf.as_bytes())?;
+        buf.clear();
+    }
+    Ok(())
+}
+
+/// Every content rule of the pooled pass (if any), in the order of the
+/// rules file, to `each`.
+fn drain_rules(
+    rules: Option<PooledRules>,
+    mut each: impl FnMut(&ContentRule) -> Result<(), CliError>,
+) -> Result<(), CliError> {
+    let Some(rules) = rules else {
+        return Ok(());
+    };
+    let mut failed = None;
+    let drained = rules.drain(&mut |r| {
+        each(&r).map_err(|e| {
+            failed = Some(e);
+            std::io::Error::other("stopped")
+        })
+    });
+    match failed {
+        Some(e) => Err(e),
+        None => drained.map_err(|e| {
+            CliError::io(
+                "cannot read back the pooled rules from the temporary directory".into(),
+                &e,
+            )
+        }),
+    }
+}
+
+fn stdout_err(e: std::io::Error) -> CliError {
+    CliError::io("cannot write to stdout".into(), &e)
 }
 
 /// The patterns whose pooled evidence changed verdicts: applied where
@@ -354,10 +414,18 @@ fn rule_row(
     ));
 }
 
-/// The rules of `learned` as the rules file has them (same rows, same
-/// order, CSV instead of TSV), in two tables: the rules applied, and the
-/// rows set aside as contradicted. A table with no row is not printed.
-fn rules_report(t: &mut String, learned: &Learned) {
+/// `head`, then the rules of `learned` and `content` as the rules file has
+/// them (same rows, same order, CSV instead of TSV), in two tables: the
+/// rules applied, and the rows set aside as contradicted. A table with no
+/// row is not printed. The content rows stream from the pooled pass; the
+/// contradicted ones wait in an unlinked temporary file in `temp_dir`.
+fn rules_report(
+    w: &mut dyn Write,
+    head: &str,
+    learned: &Learned,
+    content: Option<PooledRules>,
+    temp_dir: Option<&Path>,
+) -> Result<(), CliError> {
     let mut active = String::new();
     let mut contradicted = String::new();
     let mut redirect_rules: Vec<_> = learned.rules().collect();
@@ -385,37 +453,58 @@ fn rules_report(t: &mut String, learned: &Learned) {
             );
         }
     }
-    for r in learned.content().candidates() {
-        let out = if r.is_active() {
-            &mut active
-        } else {
-            &mut contradicted
-        };
-        let kind = r.kind.to_string();
-        rule_row(
-            out,
-            ["digests", &r.origin, &kind, &r.pattern],
-            r.support,
-            r.contradictions,
-            Some(&r.evidence),
-        );
-    }
-    t.push('\n');
-    if active.is_empty() {
-        t.push_str("no rules learned\n");
-    } else {
+    let tmp_err = |e: std::io::Error| CliError::io("cannot write a temporary file".into(), &e);
+    let tmp = match temp_dir {
+        Some(d) => tempfile::tempfile_in(d),
+        None => tempfile::tempfile(),
+    };
+    let mut tmp = BufWriter::with_capacity(FLUSH, tmp.map_err(tmp_err)?);
+    let (mut any_active, mut any_contradicted) = (!active.is_empty(), !contradicted.is_empty());
+    let mut t = format!("{head}\n");
+    let start = |t: &mut String| {
         t.push_str(
             "rules (host: host[:port] for a redirect rule, any scheme; \
              scheme://host[:port] for a digest rule, that origin only):\n",
         );
         t.push_str(RULE_COLUMNS);
+    };
+    if any_active {
+        start(&mut t);
         t.push_str(&active);
     }
-    if !contradicted.is_empty() {
-        t.push_str("\ncontradicted (set aside, never applied):\n");
-        t.push_str(RULE_COLUMNS);
-        t.push_str(&contradicted);
+    let mut later = String::new();
+    drain_rules(content, |r| {
+        let kind = r.kind.to_string();
+        let row = ["digests", &r.origin, &kind, &r.pattern];
+        let (support, contra, e) = (r.support, r.contradictions, Some(&r.evidence));
+        if r.is_active() {
+            if !any_active {
+                start(&mut t);
+                any_active = true;
+            }
+            rule_row(&mut t, row, support, contra, e);
+            flush_at(&mut t, FLUSH, |b| w.write_all(b).map_err(stdout_err))
+        } else {
+            any_contradicted = true;
+            rule_row(&mut later, row, support, contra, e);
+            flush_at(&mut later, FLUSH, |b| tmp.write_all(b).map_err(tmp_err))
+        }
+    })?;
+    if !any_active {
+        t.push_str("no rules learned\n");
     }
+    w.write_all(t.as_bytes()).map_err(stdout_err)?;
+    if any_contradicted {
+        let mut c = String::from("\ncontradicted (set aside, never applied):\n");
+        c.push_str(RULE_COLUMNS);
+        c.push_str(&contradicted);
+        w.write_all(c.as_bytes()).map_err(stdout_err)?;
+        tmp.write_all(later.as_bytes()).map_err(tmp_err)?;
+        let mut f = tmp.into_inner().map_err(|e| tmp_err(e.into_error()))?;
+        f.rewind().map_err(tmp_err)?;
+        std::io::copy(&mut f, w).map_err(stdout_err)?;
+    }
+    Ok(())
 }
 
 /// Write to stdout; a closed stdout ends quietly.
