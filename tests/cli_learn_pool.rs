@@ -76,6 +76,12 @@ fn sparse_hosts_borrow_the_evidence_of_the_others() {
     assert_eq!(rules(&["-j", "1"]), pooled);
     let report = ok(&run(&["learn", "--digests", input], b""));
     assert!(report.contains("--max-excess 0.15"), "{report}");
+    // A rule the pooled pass applied says so in the rules table.
+    assert!(
+        report.contains("digests,http://h3.example,ignore-param,utm_source,8,0 (pooled),"),
+        "{report}"
+    );
+    assert!(report.contains("digests,http://h0.example,ignore-param,utm_source,25,0,"));
     let table = report
         .split("verdicts on pooled evidence")
         .nth(1)

@@ -100,9 +100,59 @@ pub struct Pooled {
     /// The binomial head of the pooled test (below `significance` when
     /// `applies`).
     pub head: f64,
-    /// The origins whose verdict the pooled one changed.
+    /// How many origins' verdicts the pooled one changed, and the first
+    /// [`CHANGED_SHOWN`] of them in order (each changed rule is in the
+    /// rules, with its own figures).
+    pub changed_count: usize,
     pub changed: Vec<String>,
 }
+
+/// Why a rule is applied or refused, after the pooled pass.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Why {
+    /// Applied: shown safe on its origin's own pairs.
+    Safe,
+    /// Applied: its origin's pairs were too few to show it safe, those of
+    /// its kind and pattern pooled across origins show it safe.
+    Pooled,
+    /// Refused: its origin's pairs show it selecting content (crossings, or
+    /// disagreement beyond drift plus `max_excess`).
+    Selecting,
+    /// Refused: too few pairs on its origin to show it safe, and no pooled
+    /// verdict for it.
+    TooFewPairs,
+    /// Refused: no capture pairs to judge it on.
+    NoPairs,
+    /// Refused on every origin: most origins that decide its kind and
+    /// pattern show it selecting content (rule 1), its own pairs aside.
+    MostSelecting,
+}
+
+impl Why {
+    const ALL: [Why; 6] = [
+        Why::Safe,
+        Why::Pooled,
+        Why::Selecting,
+        Why::TooFewPairs,
+        Why::NoPairs,
+        Why::MostSelecting,
+    ];
+
+    /// A few words for the report.
+    pub fn name(self) -> &'static str {
+        match self {
+            Why::Safe => "safe",
+            Why::Pooled => "pooled",
+            Why::Selecting => "selecting",
+            Why::TooFewPairs => "too few pairs",
+            Why::NoPairs => "no pairs",
+            Why::MostSelecting => "most origins selecting",
+        }
+    }
+}
+
+/// Origins a [`Pooled`] names among those it changed.
+pub const CHANGED_SHOWN: usize = 10;
 
 /// `P(X >= k)` for `X ~ Binomial(n, p)`.
 fn binomial_tail(k: usize, n: usize, p: f64) -> f64 {
@@ -210,7 +260,7 @@ impl Verdict {
         }
     }
 
-    fn pooled(&self, kind: ContentKind, pattern: String, changed: Vec<String>) -> Pooled {
+    fn pooled(&self, kind: ContentKind, pattern: String, changed: (usize, Vec<String>)) -> Pooled {
         let s = &self.totals;
         Pooled {
             kind,
@@ -223,7 +273,8 @@ impl Verdict {
             disagreeing: s.disagreeing,
             expected: s.expected,
             head: self.head,
-            changed,
+            changed_count: changed.0,
+            changed: changed.1,
         }
     }
 }
@@ -297,7 +348,7 @@ impl<'n> PoolPass<'n> {
         // Pass 2: each summary after its verdict, to its final rule.
         let mut by_origin = (self.new)();
         let mut pooled = Vec::new();
-        let mut at: Option<(Verdict, Vec<String>)> = None;
+        let mut at: Option<(Verdict, (usize, Vec<String>))> = None;
         let mut enc = Vec::new();
         let mut last = Judgement {
             rule: ContentRule {
@@ -311,9 +362,10 @@ impl<'n> PoolPass<'n> {
             crossed: false,
             expected: 0.0,
         };
-        let mut changed_of = |at: &mut Option<(Verdict, Vec<String>)>, last: &Judgement| {
+        let mut changed_of = |at: &mut Option<(Verdict, (usize, Vec<String>))>,
+                              last: &Judgement| {
             if let Some((v, changed)) = at.take() {
-                if !changed.is_empty() {
+                if changed.0 > 0 {
                     let (k, p) = (last.rule.kind, last.rule.pattern.clone());
                     pooled.push(v.pooled(k, p, changed));
                 }
@@ -324,7 +376,7 @@ impl<'n> PoolPass<'n> {
             match rest.split_first() {
                 Some((&VERDICT, r)) => {
                     changed_of(&mut at, &last);
-                    at = Some((get_verdict(&mut &r[..])?, Vec::new()));
+                    at = Some((get_verdict(&mut &r[..])?, (0, Vec::new())));
                     return Ok(());
                 }
                 Some((&JUDGEMENT, r)) => rest = r,
@@ -334,13 +386,30 @@ impl<'n> PoolPass<'n> {
             let Some((v, changed)) = &mut at else {
                 return Err(bad());
             };
-            if v.flips(&last, &t) {
+            let why = if v.flips(&last, &t) {
                 last.rule.contradictions = usize::from(v.refuses);
-                changed.push(last.rule.origin.clone());
-            }
+                changed.0 += 1;
+                if changed.1.len() < CHANGED_SHOWN {
+                    changed.1.push(last.rule.origin.clone());
+                }
+                if v.refuses {
+                    Why::MostSelecting
+                } else {
+                    Why::Pooled
+                }
+            } else if last.rule.is_active() {
+                Why::Safe
+            } else if selects(&last, &t) {
+                Why::Selecting
+            } else if last.rule.evidence.pairs == 0 {
+                Why::NoPairs
+            } else {
+                Why::TooFewPairs
+            };
             pattern_group(&mut buf, last.rule.kind, &last.rule.pattern);
             enc.clear();
             put_judgement(&mut enc, &last);
+            enc.push(why as u8);
             by_origin.push(last.rule.origin.as_bytes(), &buf, &enc)
         })?;
         changed_of(&mut at, &last);
@@ -385,15 +454,23 @@ impl Default for PooledRules {
 impl PooledRules {
     /// Every rule, applied or refused, in the order of
     /// [`ContentRules::candidates`] (the rules file's).
-    pub fn drain(mut self, each: &mut dyn FnMut(ContentRule) -> io::Result<()>) -> io::Result<()> {
-        self.by_origin
-            .drain(&mut |_, payload| each(get_judgement(&mut &payload[1..])?.rule))
+    /// Each comes with why it is applied or refused.
+    pub fn drain(
+        mut self,
+        each: &mut dyn FnMut(ContentRule, Why) -> io::Result<()>,
+    ) -> io::Result<()> {
+        self.by_origin.drain(&mut |_, payload| {
+            let mut rest = &payload[1..];
+            let j = get_judgement(&mut rest)?;
+            let why = Why::ALL.get(usize::from(get_byte(&mut rest)?));
+            each(j.rule, *why.ok_or_else(bad)?)
+        })
     }
 
     /// Every rule, in memory.
     pub fn collect(self) -> io::Result<ContentRules> {
         let mut v = Vec::new();
-        self.drain(&mut |r| {
+        self.drain(&mut |r, _| {
             v.push(r);
             Ok(())
         })?;
@@ -419,7 +496,7 @@ pub fn decide(judged: Vec<Judgement>, t: &Thresholds) -> (Vec<ContentRule>, Vec<
         }
         let (rules, pooled) = pass.finish()?;
         let mut v = Vec::with_capacity(judged.len());
-        rules.drain(&mut |r| {
+        rules.drain(&mut |r, _| {
             v.push(r);
             Ok(())
         })?;
@@ -714,6 +791,58 @@ mod tests {
         let (rules, pooled) = decide(v, &t());
         assert_eq!(active(&rules).len(), 3);
         assert!(pooled.is_empty());
+    }
+
+    #[test]
+    fn a_pooled_verdict_names_the_first_origins_it_changed_and_counts_all() {
+        let mut v = crawl();
+        v.extend((4..15).map(|i| cand(&format!("http://small{i:02}"), "sid", 12, 1, false)));
+        let (rules, pooled) = decide(v, &t());
+        assert_eq!(active(&rules).len(), 18);
+        assert_eq!(pooled[0].changed_count, 15);
+        assert_eq!(pooled[0].changed.len(), CHANGED_SHOWN);
+        assert_eq!(pooled[0].changed[0], "http://small0");
+    }
+
+    /// Each origin's rule and why, from the streaming pass.
+    fn whys(v: &[Judgement]) -> Vec<(String, Why)> {
+        let mut pass = PoolPass::new(&t(), &in_memory);
+        for j in v {
+            pass.push(j).unwrap();
+        }
+        let mut out = Vec::new();
+        let (rules, _) = pass.finish().unwrap();
+        rules
+            .drain(&mut |r, why| {
+                out.push((r.origin, why));
+                Ok(())
+            })
+            .unwrap();
+        out
+    }
+
+    #[test]
+    fn each_rule_says_why_it_is_applied_or_refused() {
+        let mut v = crawl();
+        v.push(cand("http://small9", "sid", 0, 0, false));
+        let got = whys(&v);
+        let of = |o: &str| got.iter().find(|x| x.0 == o).unwrap().1;
+        assert_eq!(of("http://big0"), Why::Safe);
+        assert_eq!(of("http://small0"), Why::Pooled);
+        assert_eq!(of("http://small9"), Why::NoPairs);
+        // Most deciding origins show it selecting: refused everywhere.
+        for j in &mut v[3..7] {
+            j.crossed = true;
+        }
+        let got = whys(&v);
+        let of = |o: &str| got.iter().find(|x| x.0 == o).unwrap().1;
+        assert_eq!(of("http://big0"), Why::MostSelecting);
+        assert_eq!(of("http://small0"), Why::Selecting);
+        // Too few pairs, and too few origins to pool.
+        let got = whys(&v[5..]);
+        assert_eq!(got[0], ("http://small2".to_owned(), Why::Selecting));
+        let got = whys(&[cand("http://a", "sid", 12, 1, false)]);
+        assert_eq!(got[0].1, Why::TooFewPairs);
     }
 
     #[test]

@@ -33,7 +33,7 @@ use rayon::prelude::*;
 
 use super::cluster::{Judgement, Origin, OriginStats};
 use super::digest::{split_key, url_key, DigestOptions};
-use super::grouping::in_memory;
+use super::grouping::{get_varint, in_memory, put_varint, Grouping};
 use super::pool::{NewGrouping, PoolPass, Pooled, PooledRules};
 use super::records::{index_line, timestamp_secs, IndexLine};
 use crate::cdx::{CdxLayout, Format};
@@ -105,6 +105,8 @@ pub(super) struct ChunkOut {
     pub(super) unusable: usize,
     pub(super) origins: usize,
     pub(super) stats: OriginStats,
+    /// The chunk's origins and the line of each one's first capture.
+    pub(super) claimed: Vec<(String, usize)>,
 }
 
 /// The host part of an index line's first field: a SURT key up to its
@@ -130,8 +132,15 @@ fn host_of(line: &[u8]) -> &[u8] {
     }
 }
 
-/// Which chunk each origin was learned in; a second chunk is a sign the
-/// input is not grouped by host.
+/// Origins the claims remember at most: past it they forget the older
+/// ones, and the end of the pass ([`Gather::unsorted`]) finds an origin
+/// learned in two chunks among every chunk's claims.
+/// (A few in the tests, so that both ways of finding it are used.)
+const CLAIMS_HELD: usize = if cfg!(test) { 4 } else { 1 << 16 };
+
+/// Which chunk each origin was learned in, for the origins of the chunks
+/// learned last; a second chunk is a sign the input is not grouped by host,
+/// found early here.
 #[derive(Default)]
 struct Claims {
     by_origin: Mutex<HashMap<String, usize>>,
@@ -153,6 +162,9 @@ impl Claims {
             }
             Some(_) => true,
             None => {
+                if m.len() >= CLAIMS_HELD {
+                    m.clear();
+                }
                 m.insert(origin.to_owned(), seq);
                 true
             }
@@ -189,7 +201,9 @@ pub fn learn_sorted_with<R: BufRead>(
     progress: &mut dyn FnMut(u64),
 ) -> Result<Learnt, StreamError> {
     let claims = Claims::default();
-    let gather = Mutex::new(Gather::new(PoolPass::new(&opts.thresholds(), new)));
+    let mut gather = Gather::new(PoolPass::new(&opts.thresholds(), new));
+    gather.claims = Some(new());
+    let gather = Mutex::new(gather);
     let (tx, rx) = mpsc::sync_channel::<Chunk>(2 * rayon::current_num_threads());
     let (workers, read) = std::thread::scope(|s| {
         let (claims, gather) = (&claims, &gather);
@@ -218,11 +232,15 @@ pub fn learn_sorted_with<R: BufRead>(
     if let Err(p) = workers {
         std::panic::resume_unwind(p)
     }
-    let gather = gather.into_inner().unwrap_or_else(|e| e.into_inner());
+    let mut gather = gather.into_inner().unwrap_or_else(|e| e.into_inner());
     if let Some(e) = gather.failed {
         return Err(StreamError::Io(e));
     }
-    if let Some((line, origin, _)) = claims.first_broken.into_inner().unwrap_or(None) {
+    let broken = match claims.first_broken.into_inner().unwrap_or(None) {
+        Some((line, origin, _)) => Some((line, origin)),
+        None => gather.unsorted()?,
+    };
+    if let Some((line, origin)) = broken {
         return Err(StreamError::Unsorted {
             origin,
             line: line + 1,
@@ -392,6 +410,7 @@ fn learn_chunk(c: Chunk, opts: &DigestOptions, claims: &Claims) -> ChunkOut {
         if !claims.claim(&o.origin, c.seq, line) {
             return out;
         }
+        out.claimed.push((o.origin.clone(), line));
     }
     for o in &origins.list {
         let (rules, stats) = o.judge_all(&t);
@@ -414,6 +433,9 @@ pub(super) struct Gather<'n> {
     lines: Vec<ChunkLines>,
     /// Why the pass could not go on.
     pub(super) failed: Option<io::Error>,
+    /// Every chunk's origins (a streaming pass's; see [`Claims`]): the
+    /// origin, its chunk and the line of its first capture there.
+    claims: Option<Box<dyn Grouping + Send>>,
 }
 
 impl<'n> Gather<'n> {
@@ -423,7 +445,32 @@ impl<'n> Gather<'n> {
             pass,
             lines: Vec::new(),
             failed: None,
+            claims: None,
         }
+    }
+
+    /// An origin learned in two chunks, if any: the line of its first
+    /// capture in the later chunk, the earliest such line.
+    fn unsorted(&mut self) -> io::Result<Option<(usize, String)>> {
+        let Some(mut g) = self.claims.take() else {
+            return Ok(None);
+        };
+        let mut first: Option<(usize, String)> = None;
+        let mut last: Option<Vec<u8>> = None;
+        g.drain(&mut |origin, payload| {
+            let again = last.as_deref() == Some(origin);
+            if again {
+                let line = usize::try_from(get_varint(&mut &payload[..]).unwrap_or(0))
+                    .unwrap_or(usize::MAX);
+                if first.as_ref().is_none_or(|f| line < f.0) {
+                    first = Some((line, String::from_utf8_lossy(origin).into_owned()));
+                }
+            } else {
+                last = Some(origin.to_vec());
+            }
+            Ok(())
+        })?;
+        Ok(first)
     }
 
     /// Add a chunk's share; `false` once the pass failed.
@@ -434,6 +481,18 @@ impl<'n> Gather<'n> {
         if let Err(e) = o.rules.iter().try_for_each(|j| self.pass.push(j)) {
             self.failed = Some(e);
             return false;
+        }
+        if let Some(g) = &mut self.claims {
+            let mut line = Vec::new();
+            for (origin, l) in &o.claimed {
+                line.clear();
+                put_varint(&mut line, *l as u64);
+                let seq = (o.seq as u64).to_be_bytes();
+                if let Err(e) = g.push(origin.as_bytes(), &seq, &line) {
+                    self.failed = Some(e);
+                    return false;
+                }
+            }
         }
         if !o.rejected.is_empty() || !o.redirects.is_empty() {
             self.lines.push((o.seq, o.rejected, o.redirects));

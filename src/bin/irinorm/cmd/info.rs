@@ -8,7 +8,7 @@ use std::path::Path;
 
 use irinorm::batch::OutputFile;
 use irinorm::learn::digest::{self, ContentRule, DigestOptions, Evidence};
-use irinorm::learn::pool::{Pooled, PooledRules};
+use irinorm::learn::pool::{Pooled, PooledRules, Why};
 use irinorm::learn::Learned;
 use irinorm::{Level, Mode, Rules};
 
@@ -191,7 +191,7 @@ pub fn learn(a: &LearnArgs) -> Result<i32, CliError> {
         out.write(learned.redirects_tsv().as_bytes())?;
         let (mut total, mut active) = (0, 0);
         let mut buf = String::new();
-        drain_rules(content, |r| {
+        drain_rules(content, |r, _| {
             total += 1;
             active += usize::from(r.is_active());
             r.push_tsv_row(&mut buf);
@@ -304,14 +304,14 @@ fn flush_at(
 /// rules file, to `each`.
 fn drain_rules(
     rules: Option<PooledRules>,
-    mut each: impl FnMut(&ContentRule) -> Result<(), CliError>,
+    mut each: impl FnMut(&ContentRule, Why) -> Result<(), CliError>,
 ) -> Result<(), CliError> {
     let Some(rules) = rules else {
         return Ok(());
     };
     let mut failed = None;
-    let drained = rules.drain(&mut |r| {
-        each(&r).map_err(|e| {
+    let drained = rules.drain(&mut |r, why| {
+        each(&r, why).map_err(|e| {
             failed = Some(e);
             std::io::Error::other("stopped")
         })
@@ -346,9 +346,12 @@ fn pooled_report(t: &mut String, pooled: &[Pooled]) {
          verdict,kind,pattern,origins,safe_alone,selecting,pairs,disagreeing,drift,p,origins_changed\n",
     );
     for p in pooled {
-        let hosts: Vec<String> = p.changed.iter().map(|h| escape(h)).collect();
+        let mut hosts: Vec<String> = p.changed.iter().map(|h| escape(h)).collect();
+        if p.changed_count > hosts.len() {
+            hosts.push(format!("and {} more", p.changed_count - hosts.len()));
+        }
         t.push_str(&format!(
-            "{},{},{},{},{},{},{},{} ({:.1}%),{:.1}%,{:.2e},{}\n",
+            "{},{},{},{},{},{},{},{} ({:.1}%),{:.1}%,{},{}\n",
             if p.applies {
                 "applied"
             } else {
@@ -363,9 +366,20 @@ fn pooled_report(t: &mut String, pooled: &[Pooled]) {
             p.disagreeing,
             p.disagreeing as f64 / p.pairs.max(1) as f64 * 100.0,
             p.expected / p.pairs.max(1) as f64 * 100.0,
-            p.head,
+            p_value(p.head),
             hosts.join(" ")
         ));
+    }
+}
+
+/// A probability as the report prints it; one that underflowed to 0 (a
+/// sum of terms each below the smallest `f64`, so far below 1e-300) as
+/// `<1e-300`.
+fn p_value(p: f64) -> String {
+    if p > 0.0 {
+        format!("{p:.2e}")
+    } else {
+        "<1e-300".to_owned()
     }
 }
 
@@ -384,7 +398,10 @@ fn duration(secs: i64) -> String {
 /// disagreeing drift`), with the evidence each rule comes from first. A
 /// redirect rule has no clusters, pairs or drift (`-`); a digest rule's
 /// `disagreeing` is its merged pairs with different digests and `drift`
-/// the share the origin's drift baseline expects, both as rates too.
+/// the share the origin's drift baseline expects, both as rates too. A
+/// digest rule the pooled pass changed says so in `contradictions`:
+/// `0 (pooled)`, applied on the pooled evidence of its kind and pattern;
+/// `1 (most origins selecting)`, refused everywhere (see [`Why`]).
 const RULE_COLUMNS: &str =
     "source,host,kind,pattern,support,contradictions,clusters,pairs,disagreeing,drift\n";
 
@@ -395,7 +412,12 @@ fn rule_row(
     support: usize,
     contra: usize,
     evidence: Option<&Evidence>,
+    why: Option<Why>,
 ) {
+    let contra = match why {
+        Some(w @ (Why::Pooled | Why::MostSelecting)) => format!("{contra} ({})", w.name()),
+        _ => contra.to_string(),
+    };
     let e = match evidence {
         Some(e) => format!(
             "{},{},{} ({:.1}%),{:.1}%",
@@ -438,6 +460,7 @@ fn rules_report(
             r.support,
             0,
             None,
+            None,
         );
     }
     for c in learned.contradictions() {
@@ -449,6 +472,7 @@ fn rules_report(
                 ["redirects", &c.host, change.name(), &pattern],
                 n,
                 (total - n).max(1),
+                None,
                 None,
             );
         }
@@ -473,7 +497,7 @@ fn rules_report(
         t.push_str(&active);
     }
     let mut later = String::new();
-    drain_rules(content, |r| {
+    drain_rules(content, |r, why| {
         let kind = r.kind.to_string();
         let row = ["digests", &r.origin, &kind, &r.pattern];
         let (support, contra, e) = (r.support, r.contradictions, Some(&r.evidence));
@@ -482,11 +506,11 @@ fn rules_report(
                 start(&mut t);
                 any_active = true;
             }
-            rule_row(&mut t, row, support, contra, e);
+            rule_row(&mut t, row, support, contra, e, Some(why));
             flush_at(&mut t, FLUSH, |b| w.write_all(b).map_err(stdout_err))
         } else {
             any_contradicted = true;
-            rule_row(&mut later, row, support, contra, e);
+            rule_row(&mut later, row, support, contra, e, Some(why));
             flush_at(&mut later, FLUSH, |b| tmp.write_all(b).map_err(tmp_err))
         }
     })?;
@@ -519,6 +543,12 @@ fn write_stdout(bytes: &[u8]) -> Result<i32, CliError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_probability_that_underflowed_is_not_printed_as_zero() {
+        assert_eq!(p_value(3.92e-253), "3.92e-253");
+        assert_eq!(p_value(0.0), "<1e-300");
+    }
 
     #[test]
     fn windows_print_as_they_are_written() {
