@@ -248,15 +248,17 @@ struct Verdict {
 }
 
 impl Verdict {
-    /// Whether the verdict changes `j`'s own.
-    fn flips(&self, j: &Judgement, t: &Thresholds) -> bool {
+    /// Whether the verdict changes `j`'s own; `selecting`: whether `j`'s
+    /// own pairs show it selecting ([`selects`], asked of refused rules
+    /// only).
+    fn flips(&self, j: &Judgement, selecting: bool) -> bool {
         if !self.pooling {
             return false;
         }
         if self.refuses {
             j.rule.is_active()
         } else {
-            self.applies && !j.rule.is_active() && j.rule.evidence.pairs > 0 && !selects(j, t)
+            self.applies && !j.rule.is_active() && j.rule.evidence.pairs > 0 && !selecting
         }
     }
 
@@ -386,7 +388,9 @@ impl<'n> PoolPass<'n> {
             let Some((v, changed)) = &mut at else {
                 return Err(bad());
             };
-            let why = if v.flips(&last, &t) {
+            let active = last.rule.is_active();
+            let selecting = !active && selects(&last, &t);
+            let why = if v.flips(&last, selecting) {
                 last.rule.contradictions = usize::from(v.refuses);
                 changed.0 += 1;
                 if changed.1.len() < CHANGED_SHOWN {
@@ -397,9 +401,9 @@ impl<'n> PoolPass<'n> {
                 } else {
                     Why::Pooled
                 }
-            } else if last.rule.is_active() {
+            } else if active {
                 Why::Safe
-            } else if selects(&last, &t) {
+            } else if selecting {
                 Why::Selecting
             } else if last.rule.evidence.pairs == 0 {
                 Why::NoPairs
