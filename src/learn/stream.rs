@@ -12,7 +12,7 @@
 //! number of workers or the chunk size: an origin's captures reach its
 //! `Origin` in input order, and the rules are sorted at the end. Each
 //! origin's verdicts (a few numbers per candidate) go to the pooled pass
-//! ([`pool`]), which sorts them in a [`Grouping`](super::group::Grouping)
+//! ([`pool`](super::pool)), which sorts them in a [`Grouping`]
 //! — on disk past a memory budget — and judges them across origins at the
 //! end.
 //!
@@ -61,7 +61,7 @@ pub struct Learnt {
     pub origins: usize,
     pub stats: OriginStats,
     /// The patterns whose evidence pooled across origins applied rules
-    /// (see [`pool`]), by kind and pattern.
+    /// (see [`pool`](super::pool)), by kind and pattern.
     pub pooled: Vec<Pooled>,
 }
 
