@@ -5,7 +5,7 @@
 //! ```text
 //! cargo run --release --example gen_crawl -- eval [SEED ...] [-v] [--significance P]
 //!     [--max-excess X] [--pool-origins N] [--pool-share S] [--min-evidence N]
-//! cargo run --release --example gen_crawl -- cdxj SEED CAPTURES OUT.cdxj
+//! cargo run --release --example gen_crawl -- cdxj SEED CAPTURES OUT.cdxj [SMALLER]
 //! ```
 //!
 //! The crawl: 60 origins, about 14,500 status-200 captures spread over a
@@ -34,7 +34,9 @@
 //! one of them), so its recall is the most any per-origin rule set reaches.
 //!
 //! `cdxj` writes a SURT-sorted CDXJ of about CAPTURES captures of the same
-//! shape (more origins, same captures per origin), for scale runs.
+//! shape (more origins, same captures per origin), for scale runs; with
+//! SMALLER, each origin has that many times fewer captures (at least 12),
+//! so the same captures are spread over that many times more origins.
 
 use std::collections::{BTreeMap, HashSet};
 use std::io::Write;
@@ -515,7 +517,7 @@ fn surt_key(url: &str) -> String {
     format!("{}){}", labels.join(","), path.to_ascii_lowercase())
 }
 
-fn cdxj(seed: u64, total: usize, out: &str) -> std::io::Result<()> {
+fn cdxj(seed: u64, total: usize, smaller: usize, out: &str) -> std::io::Result<()> {
     let mut rng = Rng(seed);
     let f = std::fs::File::create(out)?;
     let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
@@ -523,7 +525,7 @@ fn cdxj(seed: u64, total: usize, out: &str) -> std::io::Result<()> {
     let mut i = 0;
     // Host names h00000.example … sort as SURT keys in this order.
     while written < total {
-        let c = captures_of(&mut rng);
+        let c = (captures_of(&mut rng) / smaller.max(1)).max(12);
         let h = make_host(&mut rng, i, c);
         i += 1;
         let mut lines: Vec<(String, String)> = crawl_host(&h, &mut rng)
@@ -551,10 +553,11 @@ fn cdxj(seed: u64, total: usize, out: &str) -> std::io::Result<()> {
 fn main() -> std::io::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
-        Some("cdxj") if args.len() == 4 => {
+        Some("cdxj") if matches!(args.len(), 4 | 5) => {
             let seed = args[1].parse().expect("SEED");
             let n = args[2].parse().expect("CAPTURES");
-            cdxj(seed, n, &args[3])
+            let smaller = args.get(4).map_or(1, |s| s.parse().expect("SMALLER"));
+            cdxj(seed, n, smaller, &args[3])
         }
         Some("eval") => {
             let mut opts = DigestOptions::default();
@@ -580,7 +583,7 @@ fn main() -> std::io::Result<()> {
         _ => {
             eprintln!(
                 "usage: gen_crawl eval [SEED ...] [-v] [--significance P] [--max-excess X] \
-                 [--pool-origins N] [--pool-share S] [--min-evidence N] | gen_crawl cdxj SEED CAPTURES OUT.cdxj"
+                 [--pool-origins N] [--pool-share S] [--min-evidence N] | gen_crawl cdxj SEED CAPTURES OUT.cdxj [SMALLER]"
             );
             std::process::exit(2)
         }

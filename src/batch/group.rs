@@ -204,6 +204,10 @@ impl Grouping for SpillGroups {
         let runs = std::mem::take(&mut self.runs);
         merge(runs, &mut |o, _, p| each(o, p))
     }
+
+    fn spilled(&self) -> (usize, u64) {
+        (self.runs_written, self.bytes_written)
+    }
 }
 
 /// One run being merged: its reader and where its next record starts.

@@ -426,6 +426,23 @@ impl ContentRule {
     pub fn is_active(&self) -> bool {
         self.contradictions == 0
     }
+
+    /// Append the rule's row of the rules file ([`Learned::to_tsv`]).
+    pub fn push_tsv_row(&self, out: &mut String) {
+        let e = &self.evidence;
+        out.push_str(&format!(
+            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{:.6}\n",
+            self.origin,
+            self.kind,
+            self.pattern,
+            self.support,
+            self.contradictions,
+            e.clusters,
+            e.pairs,
+            e.disagreeing,
+            e.drift()
+        ));
+    }
 }
 
 #[derive(Debug, Clone, Default)]
@@ -719,6 +736,19 @@ impl Learned {
     /// content candidate (`scheme://host[:port]`, kind, pattern, support,
     /// contradictions). Rows with contradictions are never applied.
     pub fn to_tsv(&self) -> String {
+        let mut out = self.redirects_tsv();
+        for c in self.content.candidates() {
+            c.push_tsv_row(&mut out);
+        }
+        out
+    }
+
+    /// The start of [`to_tsv`](Self::to_tsv): the header, the redirect
+    /// rules and the redirect observations set aside, without the content
+    /// candidates (for a writer that streams those, each by
+    /// [`ContentRule::push_tsv_row`], in the order of
+    /// [`ContentRules::candidates`]).
+    pub fn redirects_tsv(&self) -> String {
         let mut out = String::from(RULES_HEADER);
         out.push('\n');
         for r in self.rules() {
@@ -736,21 +766,6 @@ impl Learned {
                     (total - n).max(1)
                 ));
             }
-        }
-        for c in self.content.candidates() {
-            let e = &c.evidence;
-            out.push_str(&format!(
-                "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{:.6}\n",
-                c.origin,
-                c.kind,
-                c.pattern,
-                c.support,
-                c.contradictions,
-                e.clusters,
-                e.pairs,
-                e.disagreeing,
-                e.drift()
-            ));
         }
         out
     }

@@ -13,90 +13,19 @@
 //! Memory: what the grouping holds, plus a few origins being learned.
 
 use std::io::{self, BufRead};
-use std::sync::mpsc;
+use std::sync::{mpsc, Mutex};
 
 use rayon::prelude::*;
 
 use super::cluster::Origin;
 use super::digest::{split_key, url_key, DigestOptions};
+use super::pool::{NewGrouping, PoolPass};
 use super::records::{for_each_delimited, index_line, timestamp_secs, DigestFormat};
-use super::stream::{gather, ChunkOut, Counted, Learnt, CHUNK_BYTES};
+use super::stream::{ChunkOut, Counted, Gather, Learnt, CHUNK_BYTES};
 use crate::cdx::{CdxLayout, Format};
 
-/// Records of captures grouped by origin: each is pushed with its origin,
-/// the key that orders it within the origin, and its payload, and comes
-/// back from [`drain`](Grouping::drain) in (origin, key) order. Records
-/// with equal origin and key are equal.
-/// What [`Grouping::drain`] calls with each record: `(origin, payload)`.
-pub type Each<'a> = dyn FnMut(&[u8], &[u8]) -> io::Result<()> + 'a;
-
-pub trait Grouping {
-    fn push(&mut self, origin: &[u8], key: &[u8], payload: &[u8]) -> io::Result<()>;
-
-    /// Every record pushed, in (origin, key) order, as `each(origin,
-    /// payload)`; the grouping is empty afterwards.
-    fn drain(&mut self, each: &mut Each<'_>) -> io::Result<()>;
-}
-
-/// A [`Grouping`] that holds every record in memory.
-#[derive(Default)]
-pub struct InMemory {
-    recs: Vec<(Vec<u8>, Vec<u8>, Vec<u8>)>,
-}
-
-impl Grouping for InMemory {
-    fn push(&mut self, origin: &[u8], key: &[u8], payload: &[u8]) -> io::Result<()> {
-        self.recs
-            .push((origin.to_vec(), key.to_vec(), payload.to_vec()));
-        Ok(())
-    }
-
-    fn drain(&mut self, each: &mut Each<'_>) -> io::Result<()> {
-        let mut recs = std::mem::take(&mut self.recs);
-        recs.sort_unstable_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
-        for (o, _, p) in &recs {
-            each(o, p)?;
-        }
-        Ok(())
-    }
-}
-
-/// Append `v` as a LEB128 varint.
-fn put_varint(b: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        b.push(v as u8 | 0x80);
-        v >>= 7;
-    }
-    b.push(v as u8);
-}
-
-fn put_bytes(b: &mut Vec<u8>, s: &[u8]) {
-    put_varint(b, s.len() as u64);
-    b.extend_from_slice(s);
-}
-
-fn get_varint(b: &mut &[u8]) -> Option<u64> {
-    let mut v = 0u64;
-    for shift in (0..64).step_by(7) {
-        let (&byte, rest) = b.split_first()?;
-        *b = rest;
-        v |= u64::from(byte & 0x7f) << shift;
-        if byte < 0x80 {
-            return Some(v);
-        }
-    }
-    None
-}
-
-fn get_str<'a>(b: &mut &'a [u8]) -> Option<&'a str> {
-    let n = usize::try_from(get_varint(b)?).ok()?;
-    if b.len() < n {
-        return None;
-    }
-    let (s, rest) = b.split_at(n);
-    *b = rest;
-    std::str::from_utf8(s).ok()
-}
+use super::grouping::{get_str, get_varint, put_bytes, put_varint};
+pub use super::grouping::{Each, Grouping, InMemory};
 
 /// A capture as the grouping carries it: path, query (length + 1, 0 for
 /// none), digest, time (1 and its zigzag varint, 0 for none).
@@ -185,14 +114,16 @@ pub enum Step {
 }
 
 /// Learn the content rules of captures in any order, grouped through
-/// `grouping` (see the module documentation); `progress` is told how far
-/// it is. The rules are those of [`learn_sorted`](super::stream::learn_sorted)
+/// `grouping` (see the module documentation), the pooled pass's summaries
+/// sorted in groupings made by `new`; `progress` is told how far it is.
+/// The rules are those of [`learn_sorted`](super::stream::learn_sorted)
 /// on the same lines sorted.
 pub fn learn_unsorted<R: BufRead>(
     r: R,
     format: DigestFormat,
     opts: &DigestOptions,
     grouping: &mut dyn Grouping,
+    new: &NewGrouping<'_>,
     progress: &mut dyn FnMut(Step),
 ) -> io::Result<Learnt> {
     let mut rd = Reader {
@@ -268,12 +199,13 @@ pub fn learn_unsorted<R: BufRead>(
         ..
     } = rd;
     progress(Step::Grouped((records - unusable) as u64));
-    let mut l = learn_grouped_origins(grouping, opts, &mut |n| progress(Step::Learned(n)))?;
+    let learned = &mut |n| progress(Step::Learned(n));
+    let mut l = learn_grouped_origins(grouping, opts, new, learned)?;
     l.rejected = read.rejected;
     l.not_200 = read.not_200;
     l.redirects = read.redirects;
-    l.rules.records = records;
-    l.rules.unusable = unusable;
+    l.records = records;
+    l.unusable = unusable;
     Ok(l)
 }
 
@@ -291,20 +223,23 @@ struct Batch {
 fn learn_grouped_origins(
     grouping: &mut dyn Grouping,
     opts: &DigestOptions,
+    new: &NewGrouping<'_>,
     learned: &mut dyn FnMut(u64),
 ) -> io::Result<Learnt> {
+    let gather = Mutex::new(Gather::new(PoolPass::new(&opts.thresholds(), new)));
     let (tx, rx) = mpsc::sync_channel::<Batch>(2 * rayon::current_num_threads());
     let fresh = |seq| Batch {
         seq,
         bytes: Vec::with_capacity(CHUNK_BYTES + 4096),
         origins: Vec::new(),
     };
-    let (outs, drained) = std::thread::scope(|s| {
+    let (workers, drained) = std::thread::scope(|s| {
+        let gather = &gather;
         let workers = s.spawn(move || {
-            rx.into_iter()
-                .par_bridge()
-                .map(|b| learn_batch(b, opts))
-                .collect::<Vec<ChunkOut>>()
+            rx.into_iter().par_bridge().for_each(|b| {
+                let out = learn_batch(b, opts);
+                gather.lock().unwrap_or_else(|e| e.into_inner()).add(out);
+            })
         });
         let mut batch = fresh(0);
         let mut held = 0;
@@ -316,6 +251,16 @@ fn learn_grouped_origins(
                 .is_some_and(|(o, _)| o.as_bytes() == origin);
             if !same {
                 if batch.bytes.len() >= CHUNK_BYTES {
+                    // A failed pooled pass stops the drain; its error is
+                    // the one returned.
+                    if gather
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .failed
+                        .is_some()
+                    {
+                        return Err(io::Error::other("the pooled pass failed"));
+                    }
                     let next = fresh(batch.seq + 1);
                     // The workers only hang up when they panicked; the
                     // panic is raised when they are joined.
@@ -338,19 +283,21 @@ fn learn_grouped_origins(
         drop(tx);
         (workers.join(), drained)
     });
-    drained?;
-    let mut outs = match outs {
-        Ok(o) => o,
-        Err(p) => std::panic::resume_unwind(p),
-    };
-    if outs.iter().any(|o| o.unusable > 0) {
+    if let Err(p) = workers {
+        std::panic::resume_unwind(p)
+    }
+    let gather = gather.into_inner().unwrap_or_else(|e| e.into_inner());
+    if gather.failed.is_none() {
+        drained?;
+    }
+    let l = gather.finish()?;
+    if l.unusable > 0 {
         return Err(io::Error::new(
             io::ErrorKind::InvalidData,
             "a grouped capture could not be decoded",
         ));
     }
-    outs.sort_unstable_by_key(|o| o.seq);
-    Ok(gather(outs, &opts.thresholds()))
+    Ok(l)
 }
 
 fn learn_batch(b: Batch, opts: &DigestOptions) -> ChunkOut {

@@ -38,6 +38,7 @@
 pub mod cluster;
 pub mod digest;
 pub mod group;
+pub mod grouping;
 pub mod pool;
 pub mod records;
 pub mod stream;

@@ -11,8 +11,10 @@
 //! [`learn`](super::digest::learn) on the same records, whatever the
 //! number of workers or the chunk size: an origin's captures reach its
 //! `Origin` in input order, and the rules are sorted at the end. Each
-//! origin's verdicts (a few numbers per candidate) are kept until the end
-//! of the pass, where [`pool`] judges them across origins.
+//! origin's verdicts (a few numbers per candidate) go to the pooled pass
+//! ([`pool`](super::pool)), which sorts them in a [`Grouping`]
+//! — on disk past a memory budget — and judges them across origins at the
+//! end.
 //!
 //! An origin whose captures are in two chunks means the input is not
 //! grouped by host: the pass stops with [`StreamError::Unsorted`] and the
@@ -29,9 +31,10 @@ use std::sync::{mpsc, Arc, Mutex};
 
 use rayon::prelude::*;
 
-use super::cluster::{Judgement, Origin, OriginStats, Thresholds};
-use super::digest::{split_key, url_key, ContentRules, DigestOptions};
-use super::pool::{self, Pooled};
+use super::cluster::{Judgement, Origin, OriginStats};
+use super::digest::{split_key, url_key, DigestOptions};
+use super::grouping::{get_varint, in_memory, put_varint, Grouping};
+use super::pool::{NewGrouping, PoolPass, Pooled, PooledRules};
 use super::records::{index_line, timestamp_secs, IndexLine};
 use crate::cdx::{CdxLayout, Format};
 
@@ -44,8 +47,13 @@ pub const CHUNK_BYTES: usize = 1 << 20;
 /// [`ReadResult`](super::records::ReadResult), without the records).
 #[derive(Debug, Default)]
 pub struct Learnt {
-    /// Rules, with `records` and `unusable` counted.
-    pub rules: ContentRules,
+    /// Every rule, applied or refused, to be drained in the order of the
+    /// rules file.
+    pub rules: PooledRules,
+    /// Records read as content evidence, and those of them that were no
+    /// evidence (URL not a valid reference, no authority, or user info).
+    pub records: usize,
+    pub unusable: usize,
     pub rejected: Vec<(usize, String)>,
     pub not_200: usize,
     pub redirects: Vec<(String, String)>,
@@ -53,7 +61,7 @@ pub struct Learnt {
     pub origins: usize,
     pub stats: OriginStats,
     /// The patterns whose evidence pooled across origins applied rules
-    /// (see [`pool`]), by kind and pattern.
+    /// (see [`pool`](super::pool)), by kind and pattern.
     pub pooled: Vec<Pooled>,
 }
 
@@ -97,6 +105,8 @@ pub(super) struct ChunkOut {
     pub(super) unusable: usize,
     pub(super) origins: usize,
     pub(super) stats: OriginStats,
+    /// The chunk's origins and the line of each one's first capture.
+    pub(super) claimed: Vec<(String, usize)>,
 }
 
 /// The host part of an index line's first field: a SURT key up to its
@@ -122,8 +132,15 @@ fn host_of(line: &[u8]) -> &[u8] {
     }
 }
 
-/// Which chunk each origin was learned in; a second chunk is a sign the
-/// input is not grouped by host.
+/// Origins the claims remember at most: past it they forget the older
+/// ones, and the end of the pass ([`Gather::unsorted`]) finds an origin
+/// learned in two chunks among every chunk's claims.
+/// (A few in the tests, so that both ways of finding it are used.)
+const CLAIMS_HELD: usize = if cfg!(test) { 4 } else { 1 << 16 };
+
+/// Which chunk each origin was learned in, for the origins of the chunks
+/// learned last; a second chunk is a sign the input is not grouped by host,
+/// found early here.
 #[derive(Default)]
 struct Claims {
     by_origin: Mutex<HashMap<String, usize>>,
@@ -145,6 +162,9 @@ impl Claims {
             }
             Some(_) => true,
             None => {
+                if m.len() >= CLAIMS_HELD {
+                    m.clear();
+                }
                 m.insert(origin.to_owned(), seq);
                 true
             }
@@ -155,37 +175,46 @@ impl Claims {
 /// Learn the content rules of a CDX/CDXJ index sorted (or at least
 /// grouped) by host, in one pass; `progress` is called with the bytes
 /// read. Chunks go to the current rayon pool through a queue of twice as
-/// many chunks as it has threads.
+/// many chunks as it has threads. The pooled pass's summaries are held in
+/// memory.
 pub fn learn_sorted<R: BufRead>(
     r: R,
     format: Format,
     opts: &DigestOptions,
     progress: &mut dyn FnMut(u64),
 ) -> Result<Learnt, StreamError> {
-    learn_sorted_with(r, format, opts, CHUNK_BYTES, None, progress)
+    learn_sorted_with(r, format, opts, CHUNK_BYTES, None, &in_memory, progress)
 }
 
-/// [`learn_sorted`] with chunks of about `chunk_bytes`; every line read is
-/// also written to `tee` (for input that cannot be read twice: when the
-/// pass stops on [`StreamError::Unsorted`], `tee` holds what was read of
-/// `r`, and `r` the rest).
+/// [`learn_sorted`] with chunks of about `chunk_bytes`, the pooled pass's
+/// summaries sorted in groupings made by `new`; every line read is also
+/// written to `tee` (for input that cannot be read twice: when the pass
+/// stops on [`StreamError::Unsorted`], `tee` holds what was read of `r`,
+/// and `r` the rest).
 pub fn learn_sorted_with<R: BufRead>(
     mut r: R,
     format: Format,
     opts: &DigestOptions,
     chunk_bytes: usize,
     tee: Option<&mut dyn Write>,
+    new: &NewGrouping<'_>,
     progress: &mut dyn FnMut(u64),
 ) -> Result<Learnt, StreamError> {
     let claims = Claims::default();
+    let mut gather = Gather::new(PoolPass::new(&opts.thresholds(), new));
+    gather.claims = Some(new());
+    let gather = Mutex::new(gather);
     let (tx, rx) = mpsc::sync_channel::<Chunk>(2 * rayon::current_num_threads());
-    let (outs, read) = std::thread::scope(|s| {
-        let claims = &claims;
+    let (workers, read) = std::thread::scope(|s| {
+        let (claims, gather) = (&claims, &gather);
         let workers = s.spawn(move || {
-            rx.into_iter()
-                .par_bridge()
-                .map(|c| learn_chunk(c, opts, claims))
-                .collect::<Vec<ChunkOut>>()
+            rx.into_iter().par_bridge().for_each(|c| {
+                let out = learn_chunk(c, opts, claims);
+                // A failed pass stops the reader as a broken claim does.
+                if !gather.lock().unwrap_or_else(|e| e.into_inner()).add(out) {
+                    claims.broken.store(true, Ordering::Relaxed);
+                }
+            })
         });
         let read = cut_chunks(
             &mut r,
@@ -197,22 +226,27 @@ pub fn learn_sorted_with<R: BufRead>(
             progress,
         );
         drop(tx);
-        let outs = workers.join();
-        (outs, read)
+        (workers.join(), read)
     });
     read?;
-    let mut outs = match outs {
-        Ok(o) => o,
-        Err(p) => std::panic::resume_unwind(p),
+    if let Err(p) = workers {
+        std::panic::resume_unwind(p)
+    }
+    let mut gather = gather.into_inner().unwrap_or_else(|e| e.into_inner());
+    if let Some(e) = gather.failed {
+        return Err(StreamError::Io(e));
+    }
+    let broken = match claims.first_broken.into_inner().unwrap_or(None) {
+        Some((line, origin, _)) => Some((line, origin)),
+        None => gather.unsorted()?,
     };
-    if let Some((line, origin, _)) = claims.first_broken.into_inner().unwrap_or(None) {
+    if let Some((line, origin)) = broken {
         return Err(StreamError::Unsorted {
             origin,
             line: line + 1,
         });
     }
-    outs.sort_unstable_by_key(|o| o.seq);
-    Ok(gather(outs, &opts.thresholds()))
+    Ok(gather.finish()?)
 }
 
 /// The reading thread: lines into chunks that end at a host boundary.
@@ -376,6 +410,7 @@ fn learn_chunk(c: Chunk, opts: &DigestOptions, claims: &Claims) -> ChunkOut {
         if !claims.claim(&o.origin, c.seq, line) {
             return out;
         }
+        out.claimed.push((o.origin.clone(), line));
     }
     for o in &origins.list {
         let (rules, stats) = o.judge_all(&t);
@@ -386,28 +421,104 @@ fn learn_chunk(c: Chunk, opts: &DigestOptions, claims: &Claims) -> ChunkOut {
     out
 }
 
-/// The chunks' figures summed, and the second pass over every origin's
-/// verdicts ([`pool::decide`]).
-pub(super) fn gather(outs: Vec<ChunkOut>, t: &Thresholds) -> Learnt {
-    let mut l = Learnt::default();
-    let (mut records, mut unusable) = (0, 0);
-    let mut rules = Vec::new();
-    for o in outs {
-        rules.extend(o.rules);
-        l.rejected.extend(o.rejected);
+/// A chunk's number, rejected lines and redirects.
+type ChunkLines = (usize, Vec<(usize, String)>, Vec<(String, String)>);
+
+/// The chunks' figures summed as they come, in any order, their verdicts
+/// pushed to the pooled pass.
+pub(super) struct Gather<'n> {
+    l: Learnt,
+    pass: PoolPass<'n>,
+    /// Each chunk's rejected lines and redirects, by chunk.
+    lines: Vec<ChunkLines>,
+    /// Why the pass could not go on.
+    pub(super) failed: Option<io::Error>,
+    /// Every chunk's origins (a streaming pass's; see [`Claims`]): the
+    /// origin, its chunk and the line of its first capture there.
+    claims: Option<Box<dyn Grouping + Send>>,
+}
+
+impl<'n> Gather<'n> {
+    pub(super) fn new(pass: PoolPass<'n>) -> Self {
+        Gather {
+            l: Learnt::default(),
+            pass,
+            lines: Vec::new(),
+            failed: None,
+            claims: None,
+        }
+    }
+
+    /// An origin learned in two chunks, if any: the line of its first
+    /// capture in the later chunk, the earliest such line.
+    fn unsorted(&mut self) -> io::Result<Option<(usize, String)>> {
+        let Some(mut g) = self.claims.take() else {
+            return Ok(None);
+        };
+        let mut first: Option<(usize, String)> = None;
+        let mut last: Option<Vec<u8>> = None;
+        g.drain(&mut |origin, payload| {
+            let again = last.as_deref() == Some(origin);
+            if again {
+                let line = usize::try_from(get_varint(&mut &payload[..]).unwrap_or(0))
+                    .unwrap_or(usize::MAX);
+                if first.as_ref().is_none_or(|f| line < f.0) {
+                    first = Some((line, String::from_utf8_lossy(origin).into_owned()));
+                }
+            } else {
+                last = Some(origin.to_vec());
+            }
+            Ok(())
+        })?;
+        Ok(first)
+    }
+
+    /// Add a chunk's share; `false` once the pass failed.
+    pub(super) fn add(&mut self, o: ChunkOut) -> bool {
+        if self.failed.is_some() {
+            return false;
+        }
+        if let Err(e) = o.rules.iter().try_for_each(|j| self.pass.push(j)) {
+            self.failed = Some(e);
+            return false;
+        }
+        if let Some(g) = &mut self.claims {
+            let mut line = Vec::new();
+            for (origin, l) in &o.claimed {
+                line.clear();
+                put_varint(&mut line, *l as u64);
+                let seq = (o.seq as u64).to_be_bytes();
+                if let Err(e) = g.push(origin.as_bytes(), &seq, &line) {
+                    self.failed = Some(e);
+                    return false;
+                }
+            }
+        }
+        if !o.rejected.is_empty() || !o.redirects.is_empty() {
+            self.lines.push((o.seq, o.rejected, o.redirects));
+        }
+        let l = &mut self.l;
         l.not_200 += o.not_200;
-        l.redirects.extend(o.redirects);
-        records += o.records;
-        unusable += o.unusable;
+        l.records += o.records;
+        l.unusable += o.unusable;
         l.origins += o.origins;
         l.stats = l.stats.plus(o.stats);
+        true
     }
-    let (rules, pooled) = pool::decide(rules, t);
-    l.rules = ContentRules::from_candidates(rules);
-    l.pooled = pooled;
-    l.rules.records = records;
-    l.rules.unusable = unusable;
-    l
+
+    /// The second pass over every origin's verdicts ([`PoolPass`]).
+    pub(super) fn finish(mut self) -> io::Result<Learnt> {
+        if let Some(e) = self.failed {
+            return Err(e);
+        }
+        self.lines.sort_unstable_by_key(|x| x.0);
+        for (_, rejected, redirects) in self.lines {
+            self.l.rejected.extend(rejected);
+            self.l.redirects.extend(redirects);
+        }
+        (self.l.rules, self.l.pooled) = self.pass.finish()?;
+        Ok(self.l)
+    }
 }
 
 /// A reader that reports the bytes read.

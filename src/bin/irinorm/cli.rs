@@ -373,7 +373,8 @@ pub struct LearnArgs {
     pub threads: Option<usize>,
 
     /// Digests: memory for grouping captures that are not sorted by host
-    /// (CSV, TSV, an unsorted index); past it they go to sorted runs in
+    /// (CSV, TSV, an unsorted index) and for the per-origin summaries the
+    /// pass across origins sorts; past it they go to sorted runs in
     /// --temp-dir. The rules are the same whatever the budget. Default:
     /// half of the physical memory.
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]

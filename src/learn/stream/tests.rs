@@ -2,8 +2,10 @@
 //! the chunk size, the number of threads and the input order.
 
 use super::*;
+use crate::ladder::learned::ContentRules;
 use crate::learn::digest::learn;
 use crate::learn::group::{learn_unsorted, InMemory, Step};
+use crate::learn::grouping::in_memory;
 use crate::learn::records::read_records;
 use crate::learn::records::DigestFormat;
 
@@ -66,7 +68,7 @@ fn crawl(hosts: usize) -> Vec<String> {
     lines
 }
 
-fn in_memory(text: &str) -> (ContentRules, crate::learn::records::ReadResult) {
+fn learnt_in_memory(text: &str) -> (ContentRules, crate::learn::records::ReadResult) {
     let read = read_records(text.as_bytes(), DigestFormat::Cdxj).unwrap();
     (learn(&read.records, &DigestOptions::default()), read)
 }
@@ -84,6 +86,7 @@ fn streamed(text: &str, chunk: usize, threads: usize) -> Result<Learnt, StreamEr
             &DigestOptions::default(),
             chunk,
             None,
+            &in_memory,
             &mut |n| bytes += n,
         )
     });
@@ -93,7 +96,15 @@ fn streamed(text: &str, chunk: usize, threads: usize) -> Result<Learnt, StreamEr
     l
 }
 
-fn same(a: &ContentRules, b: &ContentRules) {
+/// A pass's rules drained into memory, with its record counts.
+fn rules(l: &mut Learnt) -> ContentRules {
+    let mut r = std::mem::take(&mut l.rules).collect().unwrap();
+    (r.records, r.unusable) = (l.records, l.unusable);
+    r
+}
+
+fn same(a: &ContentRules, b: &mut Learnt) {
+    let b = rules(b);
     assert_eq!(a.candidates(), b.candidates());
     assert_eq!(a.record_counts(), b.record_counts());
 }
@@ -101,7 +112,7 @@ fn same(a: &ContentRules, b: &ContentRules) {
 #[test]
 fn sorted_input_gives_the_rules_of_the_in_memory_learner() {
     let text = crawl(40).join("\n") + "\n";
-    let (want, read) = in_memory(&text);
+    let (want, read) = learnt_in_memory(&text);
     // Each host alone shows some rules safe and not others; pooled over
     // the hosts, the others are applied too: the second pass sees every
     // chunk's verdicts.
@@ -114,8 +125,8 @@ fn sorted_input_gives_the_rules_of_the_in_memory_learner() {
     assert!(own_active > 0 && all > own_active, "{own_active} of {all}");
     assert!(want.active().count() > own_active);
     for (chunk, threads) in [(1, 1), (1, 3), (700, 2), (1 << 20, 1), (5_000, 4)] {
-        let got = streamed(&text, chunk, threads).unwrap();
-        same(&want, &got.rules);
+        let mut got = streamed(&text, chunk, threads).unwrap();
+        same(&want, &mut got);
         assert!(!got.pooled.is_empty());
         assert_eq!(got.rejected, read.rejected);
         assert_eq!(got.not_200, read.not_200);
@@ -132,7 +143,7 @@ fn unsorted_input_is_detected_and_grouped_gives_the_same_rules() {
     let first = lines.remove(at);
     lines.push(first);
     let text = lines.join("\n") + "\n";
-    let (want, read) = in_memory(&text);
+    let (want, read) = learnt_in_memory(&text);
     match streamed(&text, 1, 2) {
         Err(StreamError::Unsorted { origin, line }) => {
             assert_eq!(origin, "http://h000.example");
@@ -141,7 +152,7 @@ fn unsorted_input_is_detected_and_grouped_gives_the_same_rules() {
         other => panic!("not detected: {:?}", other.map(|l| l.origins)),
     }
     // One chunk holds everything: no host is split, nothing to detect.
-    same(&want, &streamed(&text, usize::MAX, 2).unwrap().rules);
+    same(&want, &mut streamed(&text, usize::MAX, 2).unwrap());
     let got = grouped(&text, DigestFormat::Cdxj, 2);
     assert_eq!(got.rejected, read.rejected);
     assert_eq!(got.redirects, read.redirects);
@@ -161,6 +172,7 @@ fn grouped(text: &str, format: DigestFormat, threads: usize) -> Learnt {
                 format,
                 &DigestOptions::default(),
                 &mut InMemory::default(),
+                &in_memory,
                 &mut |s| match s {
                     Step::Read(n) => bytes += n,
                     Step::Grouped(n) => grouped = Some(n),
@@ -170,19 +182,21 @@ fn grouped(text: &str, format: DigestFormat, threads: usize) -> Learnt {
         })
         .unwrap();
     assert_eq!(bytes, text.len() as u64);
-    let usable = (l.rules.records - l.rules.unusable) as u64;
+    let usable = (l.records - l.unusable) as u64;
     assert_eq!((grouped, learned), (Some(usable), usable));
     l
 }
 
 /// Everything a run reports but the line numbers of its rejects.
-fn summary(l: &Learnt) -> String {
+fn summary(mut l: Learnt) -> String {
     let mut redirects = l.redirects.clone();
     redirects.sort();
+    let r = rules(&mut l);
     format!(
-        "{:?} {:?} {} {} {:?} {:?} {}",
-        l.rules.candidates(),
-        l.rules.record_counts(),
+        "{:?} {:?} {:?} {} {} {:?} {:?} {}",
+        r.candidates(),
+        r.record_counts(),
+        l.pooled,
         l.origins,
         l.not_200,
         l.stats,
@@ -205,14 +219,14 @@ fn grouped_captures_give_the_rules_of_the_sorted_index_in_any_order() {
     let mut lines = crawl(30);
     lines.sort();
     let sorted = lines.join("\n") + "\n";
-    let want = summary(&streamed(&sorted, 3_000, 2).unwrap());
+    let want = summary(streamed(&sorted, 3_000, 2).unwrap());
     assert!(want.contains("IgnoreParam"), "{want}");
     for seed in [1, 2, 3] {
         let text = shuffled(&lines, seed).join("\n") + "\n";
         assert_ne!(text, sorted);
         assert!(streamed(&text, 3_000, 2).is_err());
         for threads in [1, 2] {
-            assert_eq!(summary(&grouped(&text, DigestFormat::Cdxj, threads)), want);
+            assert_eq!(summary(grouped(&text, DigestFormat::Cdxj, threads)), want);
         }
     }
     // CSV in any order: the same rules too.
@@ -233,10 +247,14 @@ fn grouped_captures_give_the_rules_of_the_sorted_index_in_any_order() {
             .collect();
         rows.join("\n") + "\n"
     };
-    let want = grouped(&csv(&lines), DigestFormat::Csv, 1);
-    assert!(want.rules.active().count() > 0);
-    let got = grouped(&csv(&shuffled(&lines, 9)), DigestFormat::Csv, 2);
-    assert_eq!(got.rules.candidates(), want.rules.candidates());
+    let want = rules(&mut grouped(&csv(&lines), DigestFormat::Csv, 1));
+    assert!(want.active().count() > 0);
+    let got = rules(&mut grouped(
+        &csv(&shuffled(&lines, 9)),
+        DigestFormat::Csv,
+        2,
+    ));
+    assert_eq!(got.candidates(), want.candidates());
 }
 
 #[test]
@@ -246,25 +264,26 @@ fn csv_and_cdx_headers() {
                http://a.example/y?s=1,E\nhttp://a.example/y?s=3,E,20\n";
     let read = read_records(csv.as_bytes(), DigestFormat::Csv).unwrap();
     let want = learn(&read.records, &DigestOptions::default());
-    let got = grouped(csv, DigestFormat::Csv, 1);
-    same(&want, &got.rules);
+    let mut got = grouped(csv, DigestFormat::Csv, 1);
+    same(&want, &mut got);
     assert_eq!(got.rejected, read.rejected);
     // A header (after a BOM) sets the layout of every chunk after it.
     let cdx = "\u{FEFF} CDX a k b s\nhttp://a.example/x?s=1 D 2020 200\nhttp://a.example/x?s=2 D 2021 200\n\
                http://b.example/ E 2021 200\n";
     let read = read_records(cdx.as_bytes(), DigestFormat::Cdx).unwrap();
     assert!(read.rejected.is_empty());
-    let got = learn_sorted_with(
+    let mut got = learn_sorted_with(
         cdx.as_bytes(),
         Format::Cdx,
         &DigestOptions::default(),
         1,
         None,
+        &in_memory,
         &mut |_| {},
     )
     .unwrap();
     assert!(got.rejected.is_empty(), "{:?}", got.rejected);
-    same(&learn(&read.records, &DigestOptions::default()), &got.rules);
+    same(&learn(&read.records, &DigestOptions::default()), &mut got);
     assert_eq!(got.origins, 2);
 }
 

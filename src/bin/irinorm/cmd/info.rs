@@ -3,11 +3,12 @@
 //! learned from redirects and content digests).
 
 use std::borrow::Cow;
-use std::io::Write;
+use std::io::{BufWriter, Seek, Write};
+use std::path::Path;
 
 use irinorm::batch::OutputFile;
-use irinorm::learn::digest::{self, DigestOptions, Evidence};
-use irinorm::learn::pool::Pooled;
+use irinorm::learn::digest::{self, ContentRule, DigestOptions, Evidence};
+use irinorm::learn::pool::{Pooled, PooledRules, Why};
 use irinorm::learn::Learned;
 use irinorm::{Level, Mode, Rules};
 
@@ -180,30 +181,36 @@ pub fn learn(a: &LearnArgs) -> Result<i32, CliError> {
         pairs.extend(r.redirects.iter().cloned());
         content = Some(std::mem::take(&mut r.rules));
     }
-    let mut learned = Learned::from_pairs(
+    let learned = Learned::from_pairs(
         pairs.iter().map(|(x, y)| (x.as_str(), y.as_str())),
         a.min_evidence,
     );
-    if let Some(c) = content {
-        learned = learned.with_content(c);
-    }
     if let Some(path) = &a.output {
+        // The content rules stream from the pooled pass to the file.
         let mut out = OutputFile::create(Some(path))?;
-        out.write(learned.to_tsv().as_bytes())?;
+        out.write(learned.redirects_tsv().as_bytes())?;
+        let (mut total, mut active) = (0, 0);
+        let mut buf = String::new();
+        drain_rules(content, |r, _| {
+            total += 1;
+            active += usize::from(r.is_active());
+            r.push_tsv_row(&mut buf);
+            flush_at(&mut buf, FLUSH, |b| out.write(b))
+        })?;
+        out.write(buf.as_bytes())?;
         out.finish()?;
-        let content_active = learned.content().active().count();
         note(format_args!(
             "{} redirect rule(s), {} content rule(s) ({} contradicted, never applied) written to {}",
             learned.rules().count(),
-            content_active,
-            learned.content().candidates().len() - content_active,
+            active,
+            total - active,
             escape(&path.display().to_string())
         ));
         return Ok(0);
     }
     let mut t = String::new();
     if let Some((name, r)) = &read {
-        let (records, unusable) = learned.content().record_counts();
+        let (records, unusable) = (r.records, r.unusable);
         t.push_str(&format!(
             "{}: {} captures read as content evidence ({} unusable URLs) on {} origins, \
              {} not status 200 ({} redirects with a target), {} lines rejected; \
@@ -264,11 +271,64 @@ pub fn learn(a: &LearnArgs) -> Result<i32, CliError> {
             String::new()
         }
     ));
-    rules_report(&mut t, &learned);
+    let stdout = std::io::stdout();
+    let mut w = BufWriter::with_capacity(FLUSH, stdout.lock());
+    rules_report(&mut w, &t, &learned, content, a.temp_dir.as_deref())?;
+    let mut t = String::new();
     if let Some((_, r)) = &read {
         pooled_report(&mut t, &r.pooled);
     }
-    write_stdout(t.as_bytes())
+    w.write_all(t.as_bytes())
+        .and_then(|()| w.flush())
+        .map_err(stdout_err)?;
+    Ok(0)
+}
+
+/// Bytes of rows gathered before they are written.
+const FLUSH: usize = 1 << 16;
+
+/// Hand `buf` to `write` and empty it once it holds `at` bytes or more.
+fn flush_at(
+    buf: &mut String,
+    at: usize,
+    mut write: impl FnMut(&[u8]) -> Result<(), CliError>,
+) -> Result<(), CliError> {
+    if buf.len() >= at {
+        write(buf.as_bytes())?;
+        buf.clear();
+    }
+    Ok(())
+}
+
+/// Every content rule of the pooled pass (if any), in the order of the
+/// rules file, to `each`.
+fn drain_rules(
+    rules: Option<PooledRules>,
+    mut each: impl FnMut(&ContentRule, Why) -> Result<(), CliError>,
+) -> Result<(), CliError> {
+    let Some(rules) = rules else {
+        return Ok(());
+    };
+    let mut failed = None;
+    let drained = rules.drain(&mut |r, why| {
+        each(&r, why).map_err(|e| {
+            failed = Some(e);
+            std::io::Error::other("stopped")
+        })
+    });
+    match failed {
+        Some(e) => Err(e),
+        None => drained.map_err(|e| {
+            CliError::io(
+                "cannot read back the pooled rules from the temporary directory".into(),
+                &e,
+            )
+        }),
+    }
+}
+
+fn stdout_err(e: std::io::Error) -> CliError {
+    CliError::io("cannot write to stdout".into(), &e)
 }
 
 /// The patterns whose pooled evidence changed verdicts: applied where
@@ -286,9 +346,12 @@ fn pooled_report(t: &mut String, pooled: &[Pooled]) {
          verdict,kind,pattern,origins,safe_alone,selecting,pairs,disagreeing,drift,p,origins_changed\n",
     );
     for p in pooled {
-        let hosts: Vec<String> = p.changed.iter().map(|h| escape(h)).collect();
+        let mut hosts: Vec<String> = p.changed.iter().map(|h| escape(h)).collect();
+        if p.changed_count > hosts.len() {
+            hosts.push(format!("and {} more", p.changed_count - hosts.len()));
+        }
         t.push_str(&format!(
-            "{},{},{},{},{},{},{},{} ({:.1}%),{:.1}%,{:.2e},{}\n",
+            "{},{},{},{},{},{},{},{} ({:.1}%),{:.1}%,{},{}\n",
             if p.applies {
                 "applied"
             } else {
@@ -303,9 +366,20 @@ fn pooled_report(t: &mut String, pooled: &[Pooled]) {
             p.disagreeing,
             p.disagreeing as f64 / p.pairs.max(1) as f64 * 100.0,
             p.expected / p.pairs.max(1) as f64 * 100.0,
-            p.head,
+            p_value(p.head),
             hosts.join(" ")
         ));
+    }
+}
+
+/// A probability as the report prints it; one that underflowed to 0 (a
+/// sum of terms each below the smallest `f64`, so far below 1e-300) as
+/// `<1e-300`.
+fn p_value(p: f64) -> String {
+    if p > 0.0 {
+        format!("{p:.2e}")
+    } else {
+        "<1e-300".to_owned()
     }
 }
 
@@ -324,7 +398,10 @@ fn duration(secs: i64) -> String {
 /// disagreeing drift`), with the evidence each rule comes from first. A
 /// redirect rule has no clusters, pairs or drift (`-`); a digest rule's
 /// `disagreeing` is its merged pairs with different digests and `drift`
-/// the share the origin's drift baseline expects, both as rates too.
+/// the share the origin's drift baseline expects, both as rates too. A
+/// digest rule the pooled pass changed says so in `contradictions`:
+/// `0 (pooled)`, applied on the pooled evidence of its kind and pattern;
+/// `1 (most origins selecting)`, refused everywhere (see [`Why`]).
 const RULE_COLUMNS: &str =
     "source,host,kind,pattern,support,contradictions,clusters,pairs,disagreeing,drift\n";
 
@@ -335,7 +412,12 @@ fn rule_row(
     support: usize,
     contra: usize,
     evidence: Option<&Evidence>,
+    why: Option<Why>,
 ) {
+    let contra = match why {
+        Some(w @ (Why::Pooled | Why::MostSelecting)) => format!("{contra} ({})", w.name()),
+        _ => contra.to_string(),
+    };
     let e = match evidence {
         Some(e) => format!(
             "{},{},{} ({:.1}%),{:.1}%",
@@ -354,10 +436,18 @@ fn rule_row(
     ));
 }
 
-/// The rules of `learned` as the rules file has them (same rows, same
-/// order, CSV instead of TSV), in two tables: the rules applied, and the
-/// rows set aside as contradicted. A table with no row is not printed.
-fn rules_report(t: &mut String, learned: &Learned) {
+/// `head`, then the rules of `learned` and `content` as the rules file has
+/// them (same rows, same order, CSV instead of TSV), in two tables: the
+/// rules applied, and the rows set aside as contradicted. A table with no
+/// row is not printed. The content rows stream from the pooled pass; the
+/// contradicted ones wait in an unlinked temporary file in `temp_dir`.
+fn rules_report(
+    w: &mut dyn Write,
+    head: &str,
+    learned: &Learned,
+    content: Option<PooledRules>,
+    temp_dir: Option<&Path>,
+) -> Result<(), CliError> {
     let mut active = String::new();
     let mut contradicted = String::new();
     let mut redirect_rules: Vec<_> = learned.rules().collect();
@@ -369,6 +459,7 @@ fn rules_report(t: &mut String, learned: &Learned) {
             ["redirects", &r.host, r.change.name(), &pattern],
             r.support,
             0,
+            None,
             None,
         );
     }
@@ -382,40 +473,62 @@ fn rules_report(t: &mut String, learned: &Learned) {
                 n,
                 (total - n).max(1),
                 None,
+                None,
             );
         }
     }
-    for r in learned.content().candidates() {
-        let out = if r.is_active() {
-            &mut active
-        } else {
-            &mut contradicted
-        };
-        let kind = r.kind.to_string();
-        rule_row(
-            out,
-            ["digests", &r.origin, &kind, &r.pattern],
-            r.support,
-            r.contradictions,
-            Some(&r.evidence),
-        );
-    }
-    t.push('\n');
-    if active.is_empty() {
-        t.push_str("no rules learned\n");
-    } else {
+    let tmp_err = |e: std::io::Error| CliError::io("cannot write a temporary file".into(), &e);
+    let tmp = match temp_dir {
+        Some(d) => tempfile::tempfile_in(d),
+        None => tempfile::tempfile(),
+    };
+    let mut tmp = BufWriter::with_capacity(FLUSH, tmp.map_err(tmp_err)?);
+    let (mut any_active, mut any_contradicted) = (!active.is_empty(), !contradicted.is_empty());
+    let mut t = format!("{head}\n");
+    let start = |t: &mut String| {
         t.push_str(
             "rules (host: host[:port] for a redirect rule, any scheme; \
              scheme://host[:port] for a digest rule, that origin only):\n",
         );
         t.push_str(RULE_COLUMNS);
+    };
+    if any_active {
+        start(&mut t);
         t.push_str(&active);
     }
-    if !contradicted.is_empty() {
-        t.push_str("\ncontradicted (set aside, never applied):\n");
-        t.push_str(RULE_COLUMNS);
-        t.push_str(&contradicted);
+    let mut later = String::new();
+    drain_rules(content, |r, why| {
+        let kind = r.kind.to_string();
+        let row = ["digests", &r.origin, &kind, &r.pattern];
+        let (support, contra, e) = (r.support, r.contradictions, Some(&r.evidence));
+        if r.is_active() {
+            if !any_active {
+                start(&mut t);
+                any_active = true;
+            }
+            rule_row(&mut t, row, support, contra, e, Some(why));
+            flush_at(&mut t, FLUSH, |b| w.write_all(b).map_err(stdout_err))
+        } else {
+            any_contradicted = true;
+            rule_row(&mut later, row, support, contra, e, Some(why));
+            flush_at(&mut later, FLUSH, |b| tmp.write_all(b).map_err(tmp_err))
+        }
+    })?;
+    if !any_active {
+        t.push_str("no rules learned\n");
     }
+    w.write_all(t.as_bytes()).map_err(stdout_err)?;
+    if any_contradicted {
+        let mut c = String::from("\ncontradicted (set aside, never applied):\n");
+        c.push_str(RULE_COLUMNS);
+        c.push_str(&contradicted);
+        w.write_all(c.as_bytes()).map_err(stdout_err)?;
+        tmp.write_all(later.as_bytes()).map_err(tmp_err)?;
+        let mut f = tmp.into_inner().map_err(|e| tmp_err(e.into_error()))?;
+        f.rewind().map_err(tmp_err)?;
+        std::io::copy(&mut f, w).map_err(stdout_err)?;
+    }
+    Ok(())
 }
 
 /// Write to stdout; a closed stdout ends quietly.
@@ -430,6 +543,12 @@ fn write_stdout(bytes: &[u8]) -> Result<i32, CliError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_probability_that_underflowed_is_not_printed_as_zero() {
+        assert_eq!(p_value(3.92e-253), "3.92e-253");
+        assert_eq!(p_value(0.0), "<1e-300");
+    }
 
     #[test]
     fn windows_print_as_they_are_written() {

@@ -11,7 +11,7 @@ use indicatif::ProgressStyle;
 use irinorm::batch::{self, Input, SpillGroups};
 use irinorm::cdx::Format;
 use irinorm::learn::digest::{DigestFormat, DigestOptions};
-use irinorm::learn::group::{learn_unsorted, Step};
+use irinorm::learn::group::{learn_unsorted, Grouping, Step};
 use irinorm::learn::stream::{self, Learnt, StreamError, CHUNK_BYTES};
 
 use super::info::default_input;
@@ -73,13 +73,17 @@ pub fn learn_digests(
     if let Some(dir) = &a.temp_dir {
         batch::check_temp_dir(dir)?;
     }
-    let mut groups = SpillGroups::new(
-        a.memory.unwrap_or_else(batch::default_memory),
-        a.temp_dir.clone(),
-    );
+    let memory = a.memory.unwrap_or_else(batch::default_memory);
+    let mut groups = SpillGroups::new(memory, a.temp_dir.clone());
+    // The pooled pass's summaries: each of its groupings holds half of the
+    // budget, and at most two of them (or one and the captures' merge) at
+    // once.
+    let new = || -> Box<dyn Grouping + Send> {
+        Box::new(SpillGroups::new(memory / 2, a.temp_dir.clone()))
+    };
     let mut r = open(&input)?;
     let Some(f) = index else {
-        let l = pool.install(|| learn_unsorted(r, fmt, opts, &mut groups, &mut step));
+        let l = pool.install(|| learn_unsorted(r, fmt, opts, &mut groups, &new, &mut step));
         let l = l.map_err(|e| read_err(&e));
         spilled(&groups);
         return done(name, l, &bar);
@@ -96,7 +100,7 @@ pub fn learn_digests(
     };
     let streamed = pool.install(|| {
         let t = tee.as_mut().map(|t| t as &mut dyn Write);
-        stream::learn_sorted_with(&mut r, f, opts, CHUNK_BYTES, t, &mut tick)
+        stream::learn_sorted_with(&mut r, f, opts, CHUNK_BYTES, t, &new, &mut tick)
     });
     let (origin, line) = match streamed {
         Ok(l) => return done(name, Ok(l), &bar),
@@ -124,11 +128,11 @@ pub fn learn_digests(
             tmp.rewind().map_err(|e| tmp_err(&e))?;
             let kept = zstd::Decoder::new(tmp).map_err(|e| tmp_err(&e))?;
             let again = BufReader::with_capacity(READ_BUF, kept.chain(r));
-            pool.install(|| learn_unsorted(again, fmt, opts, &mut groups, &mut step))
+            pool.install(|| learn_unsorted(again, fmt, opts, &mut groups, &new, &mut step))
         }
         None => {
             let r = open(&input)?;
-            pool.install(|| learn_unsorted(r, fmt, opts, &mut groups, &mut step))
+            pool.install(|| learn_unsorted(r, fmt, opts, &mut groups, &new, &mut step))
         }
     };
     let l = l.map_err(|e| read_err(&e));
@@ -147,7 +151,8 @@ fn spilled(g: &SpillGroups) {
     }
 }
 
-/// The end of a run: the progress bar cleared.
+/// The end of a run: the progress bar cleared, and what the pooled pass
+/// wrote to disk said.
 fn done(
     name: String,
     l: Result<Learnt, CliError>,
@@ -156,7 +161,15 @@ fn done(
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    Ok((name, l?))
+    let l = l?;
+    let (runs, bytes) = l.rules.spilled;
+    if runs > 0 {
+        note(format_args!(
+            "pooling across origins past --memory: {runs} sorted run(s), {:.1} MB written to the temporary directory",
+            bytes as f64 / 1e6
+        ));
+    }
+    Ok((name, l))
 }
 
 /// An unlinked temporary file in --temp-dir.
