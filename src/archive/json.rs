@@ -210,6 +210,40 @@ impl<'a> Reader<'a> {
         nullable(self, Self::string)
     }
 
+    /// A member's key and its `:`: the key's raw bytes; `None` for an
+    /// escaped key (left to serde) or anything that is not a key.
+    #[inline(always)]
+    fn member_key(&mut self) -> Option<&'a [u8]> {
+        if self.peek()? != b'"' {
+            return None;
+        }
+        let (from, to, escaped) = self.string_body()?;
+        if escaped {
+            return None;
+        }
+        self.eat(b':')?;
+        Some(&self.b[from..to])
+    }
+
+    /// After a member: `,` and the space after it (`true`: another member
+    /// follows) or `}` (`false`: the object ends).
+    #[inline(always)]
+    fn member_end(&mut self) -> Option<bool> {
+        self.ws();
+        match self.peek()? {
+            b',' => {
+                self.i += 1;
+                self.ws();
+                Some(true)
+            }
+            b'}' => {
+                self.i += 1;
+                Some(false)
+            }
+            _ => None,
+        }
+    }
+
     /// The members of an object, the key (its raw bytes; an escaped key is
     /// left to serde) given to `member`, which reads or skips the value.
     #[inline]
@@ -221,27 +255,11 @@ impl<'a> Reader<'a> {
             return Some(());
         }
         loop {
-            if self.peek()? != b'"' {
-                return None;
-            }
-            let (from, to, escaped) = self.string_body()?;
-            if escaped {
-                return None;
-            }
-            self.eat(b':')?;
+            let key = self.member_key()?;
             self.ws();
-            member(self, &self.b[from..to])?;
-            self.ws();
-            match self.peek()? {
-                b',' => {
-                    self.i += 1;
-                    self.ws();
-                }
-                b'}' => {
-                    self.i += 1;
-                    return Some(());
-                }
-                _ => return None,
+            member(self, key)?;
+            if !self.member_end()? {
+                return Some(());
             }
         }
     }
@@ -600,22 +618,12 @@ impl<'a> Reader<'a> {
         loop {
             let bit = match self.link_key() {
                 Some(bit) => bit,
-                None => {
-                    if self.peek()? != b'"' {
-                        return None;
-                    }
-                    let (from, to, escaped) = self.string_body()?;
-                    if escaped {
-                        return None;
-                    }
-                    self.eat(b':')?;
-                    match &self.b[from..to] {
-                        b"path" => 1,
-                        b"url" => 2,
-                        b"href" => 4,
-                        _ => 0,
-                    }
-                }
+                None => match self.member_key()? {
+                    b"path" => 1,
+                    b"url" => 2,
+                    b"href" => 4,
+                    _ => 0,
+                },
             };
             self.ws();
             if bit == 0 {
@@ -641,17 +649,8 @@ impl<'a> Reader<'a> {
                     _ => href = v,
                 }
             }
-            self.ws();
-            match self.peek()? {
-                b',' => {
-                    self.i += 1;
-                    self.ws();
-                }
-                b'}' => {
-                    self.i += 1;
-                    return Some(link_of(path, url, href));
-                }
-                _ => return None,
+            if !self.member_end()? {
+                return Some(link_of(path, url, href));
             }
         }
     }

@@ -18,6 +18,16 @@ static PATHS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 /// Set by [`remove_all`]: the run is being torn down.
 static STOPPING: AtomicBool = AtomicBool::new(false);
 
+/// A temporary file with no name: unlinked as it is created (in `dir`, or
+/// the system's temporary directory), so no end of the run — a signal or
+/// `SIGKILL` included — can leave it behind, and it needs no registering.
+pub fn unnamed_temp_file(dir: Option<&Path>) -> std::io::Result<std::fs::File> {
+    match dir {
+        Some(d) => tempfile::tempfile_in(d),
+        None => tempfile::tempfile(),
+    }
+}
+
 /// Remember `path` (a file or a directory) until [`forget`]. After
 /// [`remove_all`] has started, the path is removed at once instead.
 pub fn register(path: &Path) {

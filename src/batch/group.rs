@@ -82,10 +82,7 @@ impl SpillGroups {
     }
 
     fn temp_file(&self) -> io::Result<File> {
-        match &self.temp_dir {
-            Some(d) => tempfile::tempfile_in(d),
-            None => tempfile::tempfile(),
-        }
+        super::cleanup::unnamed_temp_file(self.temp_dir.as_deref())
     }
 
     /// Write records as one run to a new temporary file, rewound.

@@ -55,7 +55,7 @@ pub use source::{Format, Input, RecordFormat};
 
 // The curated surface: what a user of the engine names, flat
 // (`irinorm::batch::X`); the submodules above are its private rooms.
-pub use self::cleanup::{remove_all as remove_temp_files, stopping};
+pub use self::cleanup::{remove_all as remove_temp_files, stopping, unnamed_temp_file};
 // Knobs and counters for the engine's own tests, not an interface.
 // Captures grouped by origin within a budget, for the digest learner.
 pub use self::dedup::{

@@ -129,10 +129,7 @@ impl Rejects {
     /// The held rejects, sorted, to a new run.
     fn spill(&mut self) -> io::Result<()> {
         self.held.sort_by_key(order);
-        let file = match &self.dir {
-            Some(d) => tempfile::tempfile_in(d)?,
-            None => tempfile::tempfile()?,
-        };
+        let file = crate::batch::cleanup::unnamed_temp_file(self.dir.as_deref())?;
         let mut w = BufWriter::new(file);
         let mut line = Vec::new();
         for r in self.held.drain(..) {

@@ -478,10 +478,7 @@ fn rules_report(
         }
     }
     let tmp_err = |e: std::io::Error| CliError::io("cannot write a temporary file".into(), &e);
-    let tmp = match temp_dir {
-        Some(d) => tempfile::tempfile_in(d),
-        None => tempfile::tempfile(),
-    };
+    let tmp = irinorm::batch::unnamed_temp_file(temp_dir);
     let mut tmp = BufWriter::with_capacity(FLUSH, tmp.map_err(tmp_err)?);
     let (mut any_active, mut any_contradicted) = (!active.is_empty(), !contradicted.is_empty());
     let mut t = format!("{head}\n");

@@ -174,11 +174,8 @@ fn done(
 
 /// An unlinked temporary file in --temp-dir.
 fn temp_file(a: &LearnArgs) -> Result<std::fs::File, CliError> {
-    match &a.temp_dir {
-        Some(d) => tempfile::tempfile_in(d),
-        None => tempfile::tempfile(),
-    }
-    .map_err(|e| CliError::io("cannot create a temporary file".into(), &e))
+    batch::unnamed_temp_file(a.temp_dir.as_deref())
+        .map_err(|e| CliError::io("cannot create a temporary file".into(), &e))
 }
 
 /// The input, decompressed, buffered.
