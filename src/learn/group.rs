@@ -143,7 +143,7 @@ pub fn learn_unsorted<R: BufRead>(
                 Format::Cdxj
             };
             let mut layout = CdxLayout::new(f);
-            let mut buf = Vec::new();
+            let (mut buf, mut redirects) = (Vec::new(), Vec::new());
             let mut i = 0;
             loop {
                 buf.clear();
@@ -154,9 +154,11 @@ pub fn learn_unsorted<R: BufRead>(
                 let line = String::from_utf8_lossy(bytes);
                 let l = &mut rd.learnt;
                 let kind = index_line(&mut layout, i, &line);
-                if let Some(rec) =
-                    kind.capture(i, &mut l.rejected, &mut l.not_200, &mut l.redirects)
-                {
+                let rec = kind.capture(i, &mut l.rejected, &mut l.not_200, &mut redirects);
+                for (from, to) in redirects.drain(..) {
+                    l.redirects.add(&from, &to);
+                }
+                if let Some(rec) = rec {
                     let d = rec.digest.as_deref().unwrap_or_default();
                     rd.capture(&rec.url, d, rec.timestamp.as_deref(), bytes)?;
                 }

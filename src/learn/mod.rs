@@ -141,6 +141,54 @@ fn observe(obs: &mut Observations, host: String, change: Change, kind: PathKind,
         .or_default() += n;
 }
 
+/// Redirect evidence tallied pair by pair: what [`Learned::from_pairs`]
+/// keeps of each `(from, to)` — its [`Change`] counted per host — so the
+/// redirects of a crawl need not be held. Tallies add up in any order.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct RedirectTally {
+    rows: usize,
+    counts: BTreeMap<Change, usize>,
+    obs: Observations,
+}
+
+impl RedirectTally {
+    /// One redirect, classified ([`classify`]).
+    pub fn add(&mut self, from: &str, to: &str) {
+        self.rows += 1;
+        let (change, kind, host) = classify(from, to);
+        *self.counts.entry(change).or_default() += 1;
+        if change != Change::Other {
+            observe(&mut self.obs, host, change, kind, 1);
+        }
+    }
+
+    /// Another tally's redirects added to this one's.
+    pub fn merge(&mut self, other: &RedirectTally) {
+        self.rows += other.rows;
+        for (&c, n) in &other.counts {
+            *self.counts.entry(c).or_default() += n;
+        }
+        for (host, families) in &other.obs {
+            let mine = self.obs.entry(host.clone()).or_default();
+            for (&family, seen) in families {
+                let mine = mine.entry(family).or_default();
+                for (&k, n) in seen {
+                    *mine.entry(k).or_default() += n;
+                }
+            }
+        }
+    }
+
+    /// Redirects tallied.
+    pub fn len(&self) -> usize {
+        self.rows
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows == 0
+    }
+}
+
 /// The `(from, to)` pairs of a redirect CSV (a first row `from,to` is a
 /// header); a record without two fields is an error naming it.
 pub fn read_pairs<R: Read>(r: R) -> Result<Vec<(String, String)>, String> {
@@ -187,17 +235,21 @@ impl Learned {
         pairs: impl IntoIterator<Item = (&'s str, &'s str)>,
         min_evidence: usize,
     ) -> Learned {
-        let mut learned = Learned::default();
-        let mut obs = Observations::new();
+        let mut tally = RedirectTally::default();
         for (from, to) in pairs {
-            learned.rows += 1;
-            let (change, kind, host) = classify(from, to);
-            *learned.counts.entry(change).or_default() += 1;
-            if change != Change::Other {
-                observe(&mut obs, host, change, kind, 1);
-            }
+            tally.add(from, to);
         }
-        learned.decide(obs, min_evidence);
+        Learned::from_tally(tally, min_evidence)
+    }
+
+    /// Learn from redirects tallied as they were read.
+    pub fn from_tally(tally: RedirectTally, min_evidence: usize) -> Learned {
+        let mut learned = Learned {
+            rows: tally.rows,
+            counts: tally.counts,
+            ..Learned::default()
+        };
+        learned.decide(tally.obs, min_evidence);
         learned
     }
 
@@ -420,6 +472,37 @@ mod tests {
         assert_eq!(m.content().active().count(), 0);
         assert_eq!(m.content().candidates()[0].support, 6);
         assert_eq!(m.content().candidates()[0].contradictions, 1);
+    }
+
+    /// Tallies added up in any order learn what the pairs learn at once.
+    #[test]
+    fn tallies_merged_in_any_order_learn_as_the_pairs_do() {
+        let mut pairs = Vec::new();
+        for i in 0..40 {
+            let h = format!("h{}.example", i % 4);
+            pairs.push((format!("http://{h}/p{i}"), format!("http://{h}/p{i}/")));
+            pairs.push((format!("http://{h}/q{i}"), format!("https://{h}/q{i}")));
+            pairs.push((format!("http://{h}/r{i}/"), format!("http://x{i}.example/")));
+        }
+        pairs.push(("http://h0.example/a/".into(), "http://h0.example/a".into()));
+        let pairs: Vec<(&str, &str)> = pairs.iter().map(|(a, b)| (&**a, &**b)).collect();
+        let whole = Learned::from_pairs(pairs.iter().copied(), 3);
+        let tally = |part: &[(&str, &str)]| {
+            let mut t = RedirectTally::default();
+            part.iter().for_each(|(a, b)| t.add(a, b));
+            t
+        };
+        let (a, b) = pairs.split_at(47);
+        let (mut ab, mut ba) = (tally(a), tally(b));
+        ab.merge(&tally(b));
+        ba.merge(&tally(a));
+        assert_eq!(ab, ba);
+        assert_eq!(ab.len(), pairs.len());
+        let merged = Learned::from_tally(ab, 3);
+        assert_eq!(merged.rows(), whole.rows());
+        assert_eq!(merged.counts(), whole.counts());
+        assert_eq!(merged.redirects_tsv(), whole.redirects_tsv());
+        assert!(merged.rules().count() > 0 && merged.contradictions().len() == 1);
     }
 
     #[test]

@@ -36,6 +36,7 @@ use super::digest::{split_key, url_key, DigestOptions};
 use super::grouping::{get_varint, in_memory, put_varint, Grouping};
 use super::pool::{NewGrouping, PoolPass, Pooled, PooledRules};
 use super::records::{index_line, timestamp_secs, IndexLine};
+use super::RedirectTally;
 use crate::cdx::{CdxLayout, Format};
 
 /// Bytes of lines gathered before a chunk is handed to the workers (a
@@ -56,7 +57,8 @@ pub struct Learnt {
     pub unusable: usize,
     pub rejected: Vec<(usize, String)>,
     pub not_200: usize,
-    pub redirects: Vec<(String, String)>,
+    /// The redirects of 3xx captures naming their target, tallied.
+    pub redirects: RedirectTally,
     /// Origins learned and what the learner saw on them.
     pub origins: usize,
     pub stats: OriginStats,
@@ -100,7 +102,7 @@ pub(super) struct ChunkOut {
     pub(super) rules: Vec<Judgement>,
     pub(super) rejected: Vec<(usize, String)>,
     pub(super) not_200: usize,
-    pub(super) redirects: Vec<(String, String)>,
+    pub(super) redirects: RedirectTally,
     pub(super) records: usize,
     pub(super) unusable: usize,
     pub(super) origins: usize,
@@ -387,6 +389,7 @@ fn learn_chunk(c: Chunk, opts: &DigestOptions, claims: &Claims) -> ChunkOut {
     let mut layout = (*c.layout).clone();
     let mut origins = Origins::default();
     let mut start = 0;
+    let mut redirects = Vec::new();
     for &(i, end) in &c.lines {
         let bytes = &c.text[start..end];
         start = end;
@@ -396,8 +399,11 @@ fn learn_chunk(c: Chunk, opts: &DigestOptions, claims: &Claims) -> ChunkOut {
             Err(_) => String::from_utf8_lossy(bytes),
         };
         let kind = index_line(&mut layout, i, &line);
-        if let Some(rec) = kind.capture(i, &mut out.rejected, &mut out.not_200, &mut out.redirects)
-        {
+        let rec = kind.capture(i, &mut out.rejected, &mut out.not_200, &mut redirects);
+        for (from, to) in redirects.drain(..) {
+            out.redirects.add(&from, &to);
+        }
+        if let Some(rec) = rec {
             out.records += 1;
             let digest = rec.digest.as_deref().unwrap_or_default();
             if !origins.push(&rec.url, digest, rec.timestamp.as_deref(), i) {
@@ -421,15 +427,15 @@ fn learn_chunk(c: Chunk, opts: &DigestOptions, claims: &Claims) -> ChunkOut {
     out
 }
 
-/// A chunk's number, rejected lines and redirects.
-type ChunkLines = (usize, Vec<(usize, String)>, Vec<(String, String)>);
+/// A chunk's number and rejected lines.
+type ChunkLines = (usize, Vec<(usize, String)>);
 
 /// The chunks' figures summed as they come, in any order, their verdicts
 /// pushed to the pooled pass.
 pub(super) struct Gather<'n> {
     l: Learnt,
     pass: PoolPass<'n>,
-    /// Each chunk's rejected lines and redirects, by chunk.
+    /// Each chunk's rejected lines, by chunk.
     lines: Vec<ChunkLines>,
     /// Why the pass could not go on.
     pub(super) failed: Option<io::Error>,
@@ -494,9 +500,10 @@ impl<'n> Gather<'n> {
                 }
             }
         }
-        if !o.rejected.is_empty() || !o.redirects.is_empty() {
-            self.lines.push((o.seq, o.rejected, o.redirects));
+        if !o.rejected.is_empty() {
+            self.lines.push((o.seq, o.rejected));
         }
+        self.l.redirects.merge(&o.redirects);
         let l = &mut self.l;
         l.not_200 += o.not_200;
         l.records += o.records;
@@ -512,9 +519,8 @@ impl<'n> Gather<'n> {
             return Err(e);
         }
         self.lines.sort_unstable_by_key(|x| x.0);
-        for (_, rejected, redirects) in self.lines {
+        for (_, rejected) in self.lines {
             self.l.rejected.extend(rejected);
-            self.l.redirects.extend(redirects);
         }
         (self.l.rules, self.l.pooled) = self.pass.finish()?;
         Ok(self.l)

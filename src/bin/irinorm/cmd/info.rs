@@ -9,7 +9,7 @@ use std::path::Path;
 use irinorm::batch::OutputFile;
 use irinorm::learn::digest::{self, ContentRule, DigestOptions, Evidence};
 use irinorm::learn::pool::{Pooled, PooledRules, Why};
-use irinorm::learn::Learned;
+use irinorm::learn::{Learned, RedirectTally};
 use irinorm::{Level, Mode, Rules};
 
 use super::learn_digests::learn_digests;
@@ -146,10 +146,12 @@ pub fn rules() -> Result<i32, CliError> {
 /// `irinorm learn`: rules from redirects and/or digests, as a report on
 /// stdout or a rules file (`-o`).
 pub fn learn(a: &LearnArgs) -> Result<i32, CliError> {
-    let mut pairs = match &a.redirects {
-        Some(p) => redirect_pairs(p)?,
-        None => Vec::new(),
-    };
+    let mut tally = RedirectTally::default();
+    if let Some(p) = &a.redirects {
+        for (from, to) in redirect_pairs(p)? {
+            tally.add(&from, &to);
+        }
+    }
     let opts = DigestOptions {
         min_evidence: a.min_evidence,
         significance: a.significance,
@@ -178,13 +180,12 @@ pub fn learn(a: &LearnArgs) -> Result<i32, CliError> {
                 ));
             }
         }
-        pairs.extend(r.redirects.iter().cloned());
         content = Some(std::mem::take(&mut r.rules));
     }
-    let learned = Learned::from_pairs(
-        pairs.iter().map(|(x, y)| (x.as_str(), y.as_str())),
-        a.min_evidence,
-    );
+    if let Some((_, r)) = &read {
+        tally.merge(&r.redirects);
+    }
+    let learned = Learned::from_tally(tally, a.min_evidence);
     if let Some(path) = &a.output {
         // The content rules stream from the pooled pass to the file.
         let mut out = OutputFile::create(Some(path))?;
@@ -226,7 +227,7 @@ pub fn learn(a: &LearnArgs) -> Result<i32, CliError> {
             r.stats.shared
         ));
     }
-    if a.redirects.is_some() || !pairs.is_empty() {
+    if a.redirects.is_some() || learned.rows() > 0 {
         let kinds: Vec<String> = learned
             .counts()
             .iter()
