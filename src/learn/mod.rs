@@ -162,6 +162,14 @@ impl RedirectTally {
         }
     }
 
+    /// The redirects of a `from,to` CSV ([`for_each_pair`]), tallied as
+    /// they are read.
+    pub fn from_csv<R: Read>(r: R) -> Result<RedirectTally, String> {
+        let mut t = RedirectTally::default();
+        for_each_pair(r, |from, to| t.add(from, to))?;
+        Ok(t)
+    }
+
     /// Another tally's redirects added to this one's.
     pub fn merge(&mut self, other: &RedirectTally) {
         self.rows += other.rows;
@@ -189,28 +197,39 @@ impl RedirectTally {
     }
 }
 
-/// The `(from, to)` pairs of a redirect CSV (a first row `from,to` is a
-/// header); a record without two fields is an error naming it.
-pub fn read_pairs<R: Read>(r: R) -> Result<Vec<(String, String)>, String> {
+/// Each `(from, to)` pair of a redirect CSV given to `f` as it is read (a
+/// first row `from,to` is a header); a record without two fields is an
+/// error naming it.
+pub fn for_each_pair<R: Read>(r: R, mut f: impl FnMut(&str, &str)) -> Result<(), String> {
     let mut rdr = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
         .from_reader(r);
-    let mut pairs = Vec::new();
-    for (i, rec) in rdr.records().enumerate() {
-        let rec = rec.map_err(|e| format!("redirect CSV: {e}"))?;
+    let mut rec = csv::StringRecord::new();
+    let mut i = 0;
+    while rdr
+        .read_record(&mut rec)
+        .map_err(|e| format!("redirect CSV: {e}"))?
+    {
+        i += 1;
         let (Some(from), Some(to)) = (rec.get(0), rec.get(1)) else {
             return Err(format!(
-                "redirect CSV: record {} has {} field(s), want 2 (from,to)",
-                i + 1,
+                "redirect CSV: record {i} has {} field(s), want 2 (from,to)",
                 rec.len()
             ));
         };
-        if i == 0 && from.trim() == "from" && to.trim() == "to" {
+        if i == 1 && from.trim() == "from" && to.trim() == "to" {
             continue;
         }
-        pairs.push((from.to_owned(), to.to_owned()));
+        f(from, to);
     }
+    Ok(())
+}
+
+/// The `(from, to)` pairs of a redirect CSV ([`for_each_pair`]).
+pub fn read_pairs<R: Read>(r: R) -> Result<Vec<(String, String)>, String> {
+    let mut pairs = Vec::new();
+    for_each_pair(r, |from, to| pairs.push((from.to_owned(), to.to_owned())))?;
     Ok(pairs)
 }
 
@@ -223,9 +242,8 @@ impl Learned {
     /// Learn from a `from,to` CSV; a rule needs `min_evidence` (at least 1)
     /// agreeing observations.
     pub fn from_csv_with<R: Read>(r: R, min_evidence: usize) -> Result<Learned, String> {
-        let pairs = read_pairs(r)?;
-        Ok(Learned::from_pairs(
-            pairs.iter().map(|(a, b)| (a.as_str(), b.as_str())),
+        Ok(Learned::from_tally(
+            RedirectTally::from_csv(r)?,
             min_evidence,
         ))
     }

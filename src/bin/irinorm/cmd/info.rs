@@ -13,7 +13,7 @@ use irinorm::learn::{Learned, RedirectTally};
 use irinorm::{Level, Mode, Rules};
 
 use super::learn_digests::learn_digests;
-use super::{normalizer, note, prep, redirect_pairs, PREVIEW};
+use super::{normalizer, note, prep, redirect_tally, PREVIEW};
 use crate::cli::{CliError, CompareArgs, InputArgs, LearnArgs, LevelArg};
 use crate::term::escape;
 
@@ -146,12 +146,10 @@ pub fn rules() -> Result<i32, CliError> {
 /// `irinorm learn`: rules from redirects and/or digests, as a report on
 /// stdout or a rules file (`-o`).
 pub fn learn(a: &LearnArgs) -> Result<i32, CliError> {
-    let mut tally = RedirectTally::default();
-    if let Some(p) = &a.redirects {
-        for (from, to) in redirect_pairs(p)? {
-            tally.add(&from, &to);
-        }
-    }
+    let mut tally = match &a.redirects {
+        Some(p) => redirect_tally(p)?,
+        None => RedirectTally::default(),
+    };
     let opts = DigestOptions {
         min_evidence: a.min_evidence,
         significance: a.significance,

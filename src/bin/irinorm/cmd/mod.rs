@@ -22,7 +22,7 @@ use irinorm::batch::{
     self, csv_field, csv_u64, Column, Format, Input, KeyFn, Observer, Opened, OutputFile, Prep,
     PrepConfig, RecordFormat, Reject, RejectReason, Stats,
 };
-use irinorm::learn::Learned;
+use irinorm::learn::{Learned, RedirectTally};
 use irinorm::{surt_ia, Level, Normalizer, Options, ProtocolRules, Rules};
 
 use crate::cli::{
@@ -165,19 +165,14 @@ pub fn key_function(k: &KeyArgs, prep: Prep) -> Result<Box<KeyFn<'static>>, CliE
 
 /// Read a redirect log (CSV from,to) and learn from it (3987bis §5.3.4).
 pub fn learn_from(path: &Path, min_evidence: usize) -> Result<Learned, CliError> {
-    Ok(Learned::from_pairs(
-        redirect_pairs(path)?
-            .iter()
-            .map(|(a, b)| (a.as_str(), b.as_str())),
-        min_evidence,
-    ))
+    Ok(Learned::from_tally(redirect_tally(path)?, min_evidence))
 }
 
-/// The `(from, to)` pairs of a redirect log.
-pub fn redirect_pairs(path: &Path) -> Result<Vec<(String, String)>, CliError> {
+/// The redirects of a redirect log (CSV from,to), tallied as they are read.
+pub fn redirect_tally(path: &Path) -> Result<RedirectTally, CliError> {
     let f = std::fs::File::open(path)
         .map_err(|e| CliError::io(format!("cannot open {}", path.display()), &e))?;
-    irinorm::learn::read_pairs(std::io::BufReader::new(f))
+    RedirectTally::from_csv(std::io::BufReader::new(f))
         .map_err(|e| CliError::msg(format!("{}: {}", path.display(), escape(&e))))
 }
 
