@@ -33,6 +33,7 @@ use std::borrow::Cow;
 use std::fmt;
 
 use super::Link;
+use crate::simd::bytes::{bytes_below, ONES};
 
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
@@ -87,14 +88,9 @@ fn nullable<'a, T>(
 /// characters U+0000–U+001F (RFC 8259 §7), in an eight-byte word: the
 /// high bit of each such byte (exact up to the first one). `b ^ 0x02` is
 /// below 0x21 exactly when `b` is a control character or `"`.
-const ONES: u64 = u64::MAX / 255;
 #[inline(always)]
 fn stops(w: u64) -> u64 {
-    let cq = w ^ (ONES * 0x02);
-    let cq = cq.wrapping_sub(ONES * 0x21) & !cq;
-    let bs = w ^ (ONES * b'\\' as u64);
-    let bs = bs.wrapping_sub(ONES) & !bs;
-    (cq | bs) & (ONES << 7)
+    bytes_below(w ^ (ONES * 0x02), 0x21) | bytes_below(w ^ (ONES * u64::from(b'\\')), 1)
 }
 
 struct Reader<'a> {

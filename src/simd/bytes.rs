@@ -1,9 +1,23 @@
 //! Byte searches of the batch engine, 16 bytes at a time with SSE2 (part of
 //! the x86-64 baseline, so no detection): the newlines of a batch, the
 //! bytes that make a CSV field need quotes (RFC 4180 §2), and the prefetch
-//! hint of the dedup table. Each has its portable version beside it, which
+//! hint of the dedup table; and bytes below a bound in a `u64`, eight at a
+//! time with no vector unit ([`bytes_below`]). Each has its portable version beside it, which
 //! every other target (and `--cfg irinorm_portable`) runs, and a
 //! differential test.
+
+/// A byte of value 1 in every byte of a word.
+pub(crate) const ONES: u64 = u64::MAX / 255;
+
+/// The high bit of each byte of `w` that is below `n` (`n` ≤ 128): zero
+/// exactly when there is none, and exact up to the first such byte in
+/// little-endian order (a borrow may mark bytes after it). Eight bytes
+/// tested at once with no vector unit ("haszero" generalised; Warren,
+/// *Hacker's Delight*, 2nd ed., §6-1).
+#[inline(always)]
+pub(crate) fn bytes_below(w: u64, n: u8) -> u64 {
+    w.wrapping_sub(ONES * u64::from(n)) & !w & (ONES << 7)
+}
 
 /// Calls `f` with the offset of every `'\n'` of `bytes`, in order.
 ///
@@ -144,6 +158,28 @@ mod x86 {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// Any byte below `n` anywhere in the word is found, and the first
+    /// one marked is the first one below `n`.
+    #[test]
+    fn bytes_below_finds_the_first_byte_below() {
+        for n in [1u8, 0x0e, 0x21, 0x80] {
+            for at in 0..8 {
+                for b in 0u8..=255 {
+                    for fill in [b'a', 0xff, n] {
+                        let mut w = [fill; 8];
+                        w[at] = b;
+                        let got = bytes_below(u64::from_le_bytes(w), n);
+                        let first = w.iter().position(|&c| c < n);
+                        assert_eq!(got != 0, first.is_some(), "{n} {at} {b}");
+                        if let Some(i) = first {
+                            assert_eq!(got.trailing_zeros() as usize, 8 * i + 7, "{n} {at} {b}");
+                        }
+                    }
+                }
+            }
+        }
+    }
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(3_000))]

@@ -417,12 +417,11 @@ fn ref_shape(r: &str) -> RefShape {
 /// `b` holds a tab, LF or CR. Links are short, so eight bytes at a time
 /// without a call: a word with no byte below 0x0E has none of them.
 fn has_tab_or_newline(b: &[u8]) -> bool {
-    const ONES: u64 = u64::MAX / 255;
     let is = |c: u8| matches!(c, b'\t' | b'\n' | b'\r');
     let mut words = b.chunks_exact(8);
     for w in &mut words {
         let x = u64::from_le_bytes(w.try_into().expect("eight bytes"));
-        if x.wrapping_sub(ONES * 0x0e) & !x & (ONES << 7) != 0 && w.iter().any(|&c| is(c)) {
+        if crate::simd::bytes::bytes_below(x, 0x0e) != 0 && w.iter().any(|&c| is(c)) {
             return true;
         }
     }
